@@ -1,0 +1,89 @@
+// swift-tools-version: 6.0
+//
+// Vigil: performance and stability monitoring for Swift apps, a self-hosted server, and a
+// reliable Bluetooth LE link. The layout follows docs/architecture.md: one folder per target
+// under Sources/, one test target per module under Tests/.
+//
+// The SDK targets (VigilCore, CVigilRuntime, VigilRuntime, VigilStore, VigilTransport, Vigil,
+// VigilLaunch, VigilBLE) depend only on Foundation, Dispatch, zlib and the platform's crypto,
+// never on a server-side C library.
+//
+// Build flags such as -fno-omit-frame-pointer are passed by the Makefile, not as unsafeFlags
+// here, so that the package stays usable as a versioned dependency.
+
+import PackageDescription
+
+let linuxOnly = TargetDependencyCondition.when(platforms: [.linux])
+
+let package = Package(
+    name: "Vigil",
+    platforms: [.macOS(.v13), .iOS(.v15), .tvOS(.v15), .watchOS(.v8)],
+    products: [
+        .library(name: "Vigil", targets: ["Vigil"]),
+        .library(name: "VigilCore", targets: ["VigilCore"]),
+        .library(name: "VigilLaunch", targets: ["VigilLaunch"]),
+        .library(name: "VigilBLE", targets: ["VigilBLE"]),
+        .library(name: "VigilBLESimulation", targets: ["VigilBLESimulation"]),
+        .library(name: "VigilSymbols", targets: ["VigilSymbols"]),
+        .library(name: "VigilReports", targets: ["VigilReports"]),
+        .library(name: "VigilServer", targets: ["VigilServer"]),
+        .executable(name: "vigil", targets: ["VigilCLI"]),
+        .executable(name: "vigil-sample", targets: ["VigilSample"]),
+        .executable(name: "vigil-bench", targets: ["VigilBench"]),
+    ],
+    targets: [
+        // MARK: System libraries (module map + pkg-config, nothing else)
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+
+        // MARK: SDK
+        .target(name: "VigilCore"),
+        .target(name: "CVigilRuntime"),
+        .target(name: "VigilRuntime", dependencies: ["VigilCore", "CVigilRuntime"]),
+        .target(name: "VigilStore", dependencies: ["VigilCore", "CZlib"]),
+        .target(name: "VigilTransport", dependencies: ["VigilCore", "VigilStore", "CZlib"]),
+        .target(name: "Vigil", dependencies: [
+            "VigilCore", "CVigilRuntime", "VigilRuntime", "VigilStore", "VigilTransport",
+        ]),
+        .target(name: "VigilLaunch", dependencies: ["VigilCore"]),
+        .target(name: "VigilBLE", dependencies: [
+            "VigilCore", "CZlib", .target(name: "CCrypto", condition: linuxOnly),
+        ]),
+        .target(name: "VigilBLESimulation", dependencies: ["VigilBLE", "VigilCore"]),
+
+        // MARK: Server and tools
+        // Argument parsing and subcommand dispatch shared by the three executables.
+        .target(name: "VigilCommandLine"),
+        .target(name: "VigilSymbols", dependencies: ["CZlib"]),
+        .target(name: "VigilReports", dependencies: ["VigilCore", "VigilSymbols"]),
+        .target(name: "VigilServer", dependencies: [
+            "VigilCore", "VigilSymbols", "VigilReports", "VigilStore", "VigilTransport",
+            "CSQLite", "CMicroHTTPD", "CLibPQ", "CZlib", "CCrypto",
+        ]),
+        .executableTarget(name: "VigilCLI", dependencies: [
+            "VigilCore", "VigilSymbols", "VigilReports", "VigilServer", "VigilLaunch",
+            "VigilBLE", "VigilBLESimulation", "Vigil", "VigilCommandLine",
+        ], path: "Sources/vigil"),
+        .executableTarget(name: "VigilSample", dependencies: ["Vigil", "VigilCore", "VigilLaunch", "VigilCommandLine"],
+                          path: "Sources/vigil-sample"),
+        .executableTarget(name: "VigilBench", dependencies: [
+            "VigilCore", "VigilRuntime", "CVigilRuntime", "VigilStore", "VigilTransport", "Vigil",
+            "VigilLaunch", "VigilSymbols", "VigilReports", "VigilServer", "VigilBLE",
+            "VigilBLESimulation", "VigilCommandLine",
+        ], path: "Benchmarks/VigilBench"),
+
+        // MARK: Tests (one target per module; each module's issue adds its target here)
+        .target(name: "VigilTestSupport", dependencies: ["VigilCore"], path: "Tests/VigilTestSupport"),
+        .testTarget(name: "VigilCoreTests", dependencies: ["VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilCLITests", dependencies: ["VigilCore", "VigilTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+#include "CVigilRuntime.h"
+
+uint32_t vigil_runtime_format_version(void) { return 1; }

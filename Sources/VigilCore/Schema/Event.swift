@@ -1,0 +1,114 @@
+import Foundation
+
+/// One telemetry event in schema version 1: the envelope every producer writes and the server
+/// stores, with a type-specific ``payload``.
+///
+/// Encode and decode with ``EventJSON`` so that timestamps use the schema's RFC 3339 form.
+/// Unknown fields are ignored on read; an unknown `type` is an error.
+public struct Event: Sendable, Hashable, Identifiable {
+    /// The schema version this library writes.
+    public static let currentSchema = 1
+
+    /// Schema version of the envelope.
+    public var schema: Int
+    /// Stable id; a retried upload carries the same id, and the server stores it once.
+    public var id: UUID
+    /// When the event happened (wall clock).
+    public var time: Date
+    /// Id of the app run that produced the event.
+    public var session: UUID
+    /// The app.
+    public var app: AppInfo
+    /// The device.
+    public var device: DeviceInfo
+    /// What the app was doing.
+    public var context: EventContext
+    /// Free-form string tags, e.g. an experiment arm.
+    public var tags: [String: String]
+    /// Images loaded when the event's stacks were captured; present on events with stacks.
+    public var images: [ImageInfo]?
+    /// The type-specific body.
+    public var payload: EventPayload
+
+    /// The event's type, taken from its payload.
+    public var type: EventType { payload.type }
+
+    public init(id: UUID = UUID(), time: Date, session: UUID, app: AppInfo, device: DeviceInfo,
+                context: EventContext = EventContext(), tags: [String: String] = [:], images: [ImageInfo]? = nil,
+                payload: EventPayload) {
+        self.schema = Event.currentSchema
+        self.id = id
+        self.time = time
+        self.session = session
+        self.app = app
+        self.device = device
+        self.context = context
+        self.tags = tags
+        self.images = images
+        self.payload = payload
+    }
+}
+
+extension Event: Codable {
+    enum CodingKeys: String, CodingKey {
+        case schema, id, type, time, session, app, device, context, tags, images, payload
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        schema = try container.decode(Int.self, forKey: .schema)
+        guard schema >= 1 else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .schema, in: container, debugDescription: "schema must be 1 or later, got \(schema)")
+        }
+        id = try container.decode(UUID.self, forKey: .id)
+        let typeName = try container.decode(String.self, forKey: .type)
+        guard let type = EventType(rawValue: typeName) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: container,
+                debugDescription: "unknown event type \"\(typeName.prefix(40))\"; expected one of "
+                    + EventType.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        time = try container.decode(Date.self, forKey: .time)
+        session = try container.decode(UUID.self, forKey: .session)
+        app = try container.decode(AppInfo.self, forKey: .app)
+        device = try container.decode(DeviceInfo.self, forKey: .device)
+        context = try container.decodeIfPresent(EventContext.self, forKey: .context) ?? EventContext()
+        tags = try container.decodeIfPresent([String: String].self, forKey: .tags) ?? [:]
+        images = try container.decodeIfPresent([ImageInfo].self, forKey: .images)
+        switch type {
+        case .hang: payload = .hang(try container.decode(HangPayload.self, forKey: .payload))
+        case .frames: payload = .frames(try container.decode(FramesPayload.self, forKey: .payload))
+        case .launch: payload = .launch(try container.decode(LaunchPayload.self, forKey: .payload))
+        case .network: payload = .network(try container.decode(NetworkPayload.self, forKey: .payload))
+        case .crash: payload = .crash(try container.decode(CrashPayload.self, forKey: .payload))
+        case .resource: payload = .resource(try container.decode(ResourcePayload.self, forKey: .payload))
+        case .span: payload = .span(try container.decode(SpanPayload.self, forKey: .payload))
+        case .log: payload = .log(try container.decode(LogPayload.self, forKey: .payload))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(schema, forKey: .schema)
+        try container.encode(id, forKey: .id)
+        try container.encode(type, forKey: .type)
+        try container.encode(time, forKey: .time)
+        try container.encode(session, forKey: .session)
+        try container.encode(app, forKey: .app)
+        try container.encode(device, forKey: .device)
+        try container.encode(context, forKey: .context)
+        if !tags.isEmpty { try container.encode(tags, forKey: .tags) }
+        try container.encodeIfPresent(images, forKey: .images)
+        switch payload {
+        case .hang(let body): try container.encode(body, forKey: .payload)
+        case .frames(let body): try container.encode(body, forKey: .payload)
+        case .launch(let body): try container.encode(body, forKey: .payload)
+        case .network(let body): try container.encode(body, forKey: .payload)
+        case .crash(let body): try container.encode(body, forKey: .payload)
+        case .resource(let body): try container.encode(body, forKey: .payload)
+        case .span(let body): try container.encode(body, forKey: .payload)
+        case .log(let body): try container.encode(body, forKey: .payload)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+// VigilServer — see docs/architecture.md for this module's room. Its sources arrive with the issue that builds it.

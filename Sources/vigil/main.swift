@@ -1,0 +1,9 @@
+import Foundation
+import VigilCommandLine
+
+/// Every `vigil` subcommand, in the order `vigil help` lists them.
+let commands: [any Command.Type] = [
+    VersionCommand.self,
+]
+
+exit(CommandDispatcher.main(program: "vigil", commands: commands))
