@@ -1,3 +1,3 @@
-#include "CVigilRuntime.h"
+#include "vigil_runtime.h"
 
 uint32_t vigil_runtime_format_version(void) { return 1; }

@@ -31,7 +31,7 @@ struct TimestampTests {
 
     @Test("format then parse is the identity at millisecond precision over many dates")
     func roundTrip() {
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         for _ in 0..<5000 {
             let millis = Int64(generator.next() % 253_402_300_799_999)
             let date = Date(timeIntervalSince1970: Double(millis) / 1000)
@@ -39,18 +39,5 @@ struct TimestampTests {
             let back = Timestamp.parse(text)
             #expect(back.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } == millis, "\(text)")
         }
-    }
-}
-
-/// A tiny seeded generator for deterministic test data.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
