@@ -5,7 +5,6 @@
 //
 // Conventions: every symbol carries the `vigil_` prefix; every function's comment says whether
 // it is async-signal-safe; state lives in structs allocated at install time.
-// it is async-signal-safe; state lives in structs allocated at install time.
 #ifndef VIGIL_RUNTIME_H
 #define VIGIL_RUNTIME_H
 
