@@ -63,13 +63,13 @@ enum SymCacheCommand: Command {
         }
         let name = (arguments.positional[0] as NSString).lastPathComponent
         var formatter = AtosFormatter(cache: cache, imageName: name, nameStyle: style)
-        var buffer: [UInt8] = []
+        let buffer = ByteArena()
         for text in arguments.positional.dropFirst() {
             let address = try AddressArgument.required(text, "address")
             formatter.append(address: address, relativeAddress: address, isReturnAddress: arguments.flag("return-addresses"),
-                             inline: arguments.flag("inline"), to: &buffer)
+                             inline: arguments.flag("inline"), to: buffer)
         }
-        StandardStreams.write(buffer)
+        StandardStreams.write(buffer.bytes)
         return 0
     }
 }

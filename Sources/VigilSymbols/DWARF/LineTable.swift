@@ -33,6 +33,12 @@ struct LineTable {
 
     /// The row describing `address`, or `nil` (llvm's `lookupAddress`).
     func row(for address: UInt64) -> Int? {
+        LineTable.row(for: address, rows: rows, sequences: sequences)
+    }
+
+    /// ``row(for:)`` over a table's arrays (for loops that keep them in locals).
+    @inline(__always)
+    static func row(for address: UInt64, rows: [Row], sequences: [Sequence]) -> Int? {
         // First sequence whose highPC > address.
         var low = 0, high = sequences.count
         while low < high {
