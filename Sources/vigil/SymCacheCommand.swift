@@ -61,7 +61,7 @@ enum SymCacheCommand: Command {
         case "raw": style = .raw
         case let other: throw UsageError("--names: \"\(other)\" is not atos, full or raw")
         }
-        let name = (arguments.positional[0] as NSString).lastPathComponent
+        let name = ((arguments.positional[0] as NSString).lastPathComponent as NSString).deletingPathExtension
         var formatter = AtosFormatter(cache: cache, imageName: name, nameStyle: style)
         let buffer = ByteArena()
         for text in arguments.positional.dropFirst() {
