@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+import VigilCore
+import VigilRuntime
+
+@Suite("Watchdog thread")
+struct WatchdogThreadTests {
+    final class Ticks: @unchecked Sendable {
+        private let lock = NSLock()
+        private var ticks: [WatchdogTick] = []
+        func append(_ tick: WatchdogTick) { lock.lock(); ticks.append(tick); lock.unlock() }
+        var all: [WatchdogTick] { lock.lock(); defer { lock.unlock() }; return ticks }
+    }
+
+    @Test("ticks at its period with increasing sequence numbers, and stops at once")
+    func ticksAndStops() {
+        let ticks = Ticks()
+        let watchdog = WatchdogThread(intervalMs: 20) { ticks.append($0) }
+        watchdog.start()
+        Thread.sleep(forTimeInterval: 0.25)
+        let stopping = Date()
+        watchdog.stop()
+        #expect(Date().timeIntervalSince(stopping) < 0.1)
+        let seen = ticks.all
+        #expect(seen.count >= 5 && seen.count <= 14, "about 12 ticks in 250 ms at 20 ms (\(seen.count))")
+        #expect(seen.map(\.sequence) == Array(1...UInt64(seen.count)))
+        #expect(seen.allSatisfy { $0.fired >= $0.scheduled })
+        // The schedule does not drift: deadlines are whole periods apart.
+        for (earlier, later) in zip(seen, seen.dropFirst()) {
+            #expect(later.scheduled.milliseconds(since: earlier.scheduled) >= 19.9)
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(ticks.all.count == seen.count, "no tick after stop() returned")
+    }
+}
