@@ -1,7 +1,7 @@
 import VigilCore
 
 /// One captured stack of another thread.
-public struct StackSample: Sendable, Hashable {
+public struct CapturedStack: Sendable, Hashable {
     /// Absolute addresses, innermost first: the interrupted program counter, then one return
     /// address per frame (symbolicate `address - 1` for those).
     public var frames: [Address]
@@ -22,7 +22,7 @@ public struct StackSample: Sendable, Hashable {
 }
 
 /// Why a sample could not be taken. The SDK counts these and carries on without the sample.
-public enum StackSampleFailure: Error, Sendable, Hashable {
+public enum StackCaptureFailure: Error, Sendable, Hashable {
     /// The thread did not answer within the timeout (it blocks the sampling signal, or was not
     /// scheduled).
     case timeout
@@ -58,7 +58,7 @@ public struct ThreadSamplerCounters: Sendable, Hashable {
 public protocol ThreadSampler: AnyObject, Sendable {
     /// Takes one sample. Never blocks longer than about twice the sampler's timeout; must not
     /// be called from the target thread.
-    func sample() -> Result<StackSample, StackSampleFailure>
+    func sample() -> Result<CapturedStack, StackCaptureFailure>
     /// Totals since creation.
     var counters: ThreadSamplerCounters { get }
 }

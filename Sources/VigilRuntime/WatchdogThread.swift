@@ -24,29 +24,32 @@ public struct WatchdogTick: Sendable, Hashable {
     public var latenessMs: Double { max(0, fired.milliseconds(since: scheduled)) }
 }
 
-/// A dedicated thread that wakes at a fixed period and calls a handler with a ``WatchdogTick``.
+/// A dedicated thread that wakes when a tick is due and calls a handler with a ``WatchdogTick``.
 ///
-/// The period is kept on the monotonic clock without drift (each deadline is the previous one
-/// plus the interval); after a late tick the schedule restarts from now instead of firing a
-/// burst of catch-up ticks. The handler runs on the watchdog thread and should only hand work
-/// to a queue. ``stop()`` wakes the thread at once.
+/// The handler returns when the next tick is due (the hang detector's `nextTick`), or nil for
+/// one interval after the previous deadline. Deadlines are on the monotonic clock without drift;
+/// after a late tick the schedule restarts from now instead of firing a burst of catch-up ticks.
+/// The handler runs on the watchdog thread. ``stop()`` wakes the thread at once; ``wake()``
+/// makes it tick now.
 ///
-/// Cost: one thread and one wake-up per interval (20 per second at the default 50 ms).
+/// Cost: one thread and one wake-up per tick.
 public final class WatchdogThread: @unchecked Sendable {
     private let clock: any VigilClock
-    private let handler: @Sendable (WatchdogTick) -> Void
-    private let wake = DispatchSemaphore(value: 0)
+    private let handler: @Sendable (WatchdogTick) -> MonotonicInstant?
+    private let alarm = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var intervalNanoseconds: UInt64
     private var running = false
     private var stopping = false
+    private var wokenEarly = false
     private let name: String
 
-    /// A watchdog ticking every `intervalMs` milliseconds (at least 1) that calls `handler` on
-    /// its thread, named `name` for debuggers and /proc.
+    /// A watchdog that calls `handler` on its thread (named `name` for debuggers and /proc)
+    /// whenever a tick is due: when the handler's previous answer says, or every `intervalMs`
+    /// milliseconds (at least 1) when it answers nil.
     public init(intervalMs: Double, clock: any VigilClock = SystemClock(), name: String = "vigil.watchdog",
-                handler: @escaping @Sendable (WatchdogTick) -> Void) {
+                handler: @escaping @Sendable (WatchdogTick) -> MonotonicInstant?) {
         self.clock = clock
         self.handler = handler
         self.name = name
@@ -85,8 +88,17 @@ public final class WatchdogThread: @unchecked Sendable {
         guard running, !stopping else { lock.unlock(); return }
         stopping = true
         lock.unlock()
-        wake.signal()
+        alarm.signal()
         _ = exited.wait(timeout: .now() + timeout)
+    }
+
+    /// Makes the thread tick now instead of at its deadline (the tick's `scheduled` is then
+    /// the moment it woke, so an early tick never reads as late).
+    public func wake() {
+        lock.lock()
+        wokenEarly = true
+        lock.unlock()
+        alarm.signal()
     }
 
     private func run() {
@@ -96,17 +108,24 @@ public final class WatchdogThread: @unchecked Sendable {
             let now = clock.monotonicNow()
             if deadline > now {
                 let wait = UInt64(deadline.nanoseconds(since: now))
-                _ = wake.wait(timeout: .now() + .nanoseconds(Int(clamping: wait)))
+                _ = alarm.wait(timeout: .now() + .nanoseconds(Int(clamping: wait)))
             }
             if shouldStop() { break }
             let fired = clock.monotonicNow()
-            if fired < deadline { continue }
+            if fired < deadline {
+                guard takeEarlyWake() else { continue }
+                deadline = fired
+            }
             sequence += 1
-            handler(WatchdogTick(scheduled: deadline, fired: fired, sequence: sequence))
+            let requested = handler(WatchdogTick(scheduled: deadline, fired: fired, sequence: sequence))
             let interval = Int64(clamping: currentInterval())
-            deadline = deadline.advanced(byNanoseconds: interval)
-            // Behind by a whole period: restart the schedule rather than fire a burst.
-            if deadline <= fired { deadline = fired.advanced(byNanoseconds: interval) }
+            if let requested, requested > fired {
+                deadline = requested
+            } else {
+                deadline = deadline.advanced(byNanoseconds: interval)
+                // Behind by a whole period: restart the schedule rather than fire a burst.
+                if deadline <= fired { deadline = fired.advanced(byNanoseconds: interval) }
+            }
         }
         lock.lock()
         running = false
@@ -117,6 +136,13 @@ public final class WatchdogThread: @unchecked Sendable {
     private func currentInterval() -> UInt64 {
         lock.lock(); defer { lock.unlock() }
         return intervalNanoseconds
+    }
+
+    private func takeEarlyWake() -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        let woken = wokenEarly
+        wokenEarly = false
+        return woken
     }
 
     private func shouldStop() -> Bool {

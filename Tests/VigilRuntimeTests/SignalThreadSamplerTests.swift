@@ -68,7 +68,7 @@ struct SignalThreadSamplerTests {
         defer { flag.set(); done.wait() }
         flag.entered.wait()
         let sampler = try SignalThreadSampler(thread: target, maxFrames: 128, timeoutMs: 500)
-        var stacks: [StackSample] = []
+        var stacks: [CapturedStack] = []
         for _ in 0..<20 {
             if case .success(let sample) = sampler.sample() { stacks.append(sample) }
         }

@@ -15,7 +15,7 @@ struct WatchdogThreadTests {
     @Test("ticks at its period with increasing sequence numbers, and stops at once")
     func ticksAndStops() {
         let ticks = Ticks()
-        let watchdog = WatchdogThread(intervalMs: 20) { ticks.append($0) }
+        let watchdog = WatchdogThread(intervalMs: 20) { ticks.append($0); return nil }
         watchdog.start()
         Thread.sleep(forTimeInterval: 0.25)
         let stopping = Date()
@@ -31,5 +31,39 @@ struct WatchdogThreadTests {
         }
         Thread.sleep(forTimeInterval: 0.05)
         #expect(ticks.all.count == seen.count, "no tick after stop() returned")
+    }
+}
+
+extension WatchdogThreadTests {
+    @Test("sleeps until the deadline the handler asks for")
+    func followsRequestedDeadline() {
+        let ticks = Ticks()
+        let clock = SystemClock()
+        let watchdog = WatchdogThread(intervalMs: 10, clock: clock) { tick in
+            ticks.append(tick)
+            return tick.fired.advanced(byMilliseconds: 80)
+        }
+        watchdog.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        watchdog.stop()
+        let seen = ticks.all
+        #expect(seen.count >= 2 && seen.count <= 5, "ticks 80 ms apart, not 10 (\(seen.count) in 300 ms)")
+        for (earlier, later) in zip(seen, seen.dropFirst()) {
+            #expect(later.scheduled.milliseconds(since: earlier.fired) >= 79.9)
+        }
+    }
+
+    @Test("wake() makes it tick at once, and the early tick is not late")
+    func wakesEarly() {
+        let ticks = Ticks()
+        let watchdog = WatchdogThread(intervalMs: 10_000) { ticks.append($0); return nil }
+        watchdog.start()
+        Thread.sleep(forTimeInterval: 0.05)
+        watchdog.wake()
+        Thread.sleep(forTimeInterval: 0.05)
+        watchdog.stop()
+        let seen = ticks.all
+        #expect(seen.count == 1)
+        #expect(seen.first.map { $0.latenessMs < 50 } == true)
     }
 }

@@ -34,7 +34,7 @@ public final class MachThreadSampler: ThreadSampler, @unchecked Sendable {
 
     deinit { buffer.deallocate() }
 
-    public func sample() -> Result<StackSample, StackSampleFailure> {
+    public func sample() -> Result<CapturedStack, StackCaptureFailure> {
         lock.lock(); defer { lock.unlock() }
         totals.requested += 1
         let started = DispatchTime.now().uptimeNanoseconds
@@ -79,7 +79,7 @@ public final class MachThreadSampler: ThreadSampler, @unchecked Sendable {
         let truncated = reason & UInt32(VIGIL_WALK_TRUNCATED) != 0
         totals.completed += 1
         if truncated { totals.truncated += 1 }
-        return .success(StackSample(frames: frames, latencyNanoseconds: DispatchTime.now().uptimeNanoseconds - started,
+        return .success(CapturedStack(frames: frames, latencyNanoseconds: DispatchTime.now().uptimeNanoseconds - started,
                                     truncated: truncated, complete: reason & UInt32(VIGIL_WALK_COMPLETE) != 0))
     }
 

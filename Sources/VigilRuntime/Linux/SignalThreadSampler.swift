@@ -52,7 +52,7 @@ public final class SignalThreadSampler: ThreadSampler, @unchecked Sendable {
     /// The real-time signal the process's samplers use.
     public static var signalNumber: Int32 { vigil_sampler_signal_number() }
 
-    public func sample() -> Result<StackSample, StackSampleFailure> {
+    public func sample() -> Result<CapturedStack, StackCaptureFailure> {
         requestLock.lock(); defer { requestLock.unlock() }
         var count: UInt32 = 0
         var reason: UInt32 = 0
@@ -61,7 +61,7 @@ public final class SignalThreadSampler: ThreadSampler, @unchecked Sendable {
         switch status {
         case VIGIL_SAMPLE_OK:
             let frames = (0..<Int(count)).map { Address(UInt64(buffer[$0])) }
-            return .success(StackSample(frames: frames, latencyNanoseconds: latency,
+            return .success(CapturedStack(frames: frames, latencyNanoseconds: latency,
                                         truncated: reason & UInt32(VIGIL_WALK_TRUNCATED) != 0,
                                         complete: reason & UInt32(VIGIL_WALK_COMPLETE) != 0))
         case VIGIL_SAMPLE_TIMEOUT: return .failure(.timeout)
