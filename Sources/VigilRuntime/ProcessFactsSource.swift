@@ -28,6 +28,9 @@ public protocol ProcessFactsSource: AnyObject, Sendable {
     func cpuSeconds() -> Double?
     /// Cumulative page faults of the process.
     func pageFaults() -> PageFaultCounts?
+    /// Memory the OS charges the app for (Linux RSS from `/proc/self/status`, Darwin
+    /// `phys_footprint`), in bytes; cheaper than a full ``resourceSample(at:threadLimit:)``.
+    func memoryBytes() -> UInt64?
     /// One CPU and memory reading for ``ResourceWatch`` at `instant`, with at most
     /// `threadLimit` threads; nil when the CPU time or the memory could not be read.
     func resourceSample(at instant: MonotonicInstant, threadLimit: Int) -> ResourceSample?

@@ -64,6 +64,18 @@ struct DemoWorkload {
         return max(1000, Int(Double(probe) / (best / 1_000_000)))
     }
 
+    /// User plus system CPU time of this process so far, in seconds (`getrusage`).
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
     /// Schedules the turns on the main run loop, one every ``periodMs``, and calls `finished`
     /// on the main thread after the last one.
     func schedule(finished: @escaping @Sendable () -> Void) {

@@ -49,6 +49,8 @@ public final class MachProcessFacts: ProcessFactsSource, @unchecked Sendable {
                               memoryBytes: footprint)
     }
 
+    public func memoryBytes() -> UInt64? { physicalFootprint() }
+
     private func physicalFootprint() -> UInt64? {
         var info = task_vm_info_data_t()
         var count = mach_msg_type_number_t(MemoryLayout<task_vm_info_data_t>.size / MemoryLayout<natural_t>.size)

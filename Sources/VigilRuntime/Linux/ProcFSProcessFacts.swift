@@ -29,20 +29,39 @@ public final class ProcFSProcessFacts: ProcessFactsSource, @unchecked Sendable {
         return skipped
     }
 
+    /// The process's start time. Measured as an age on the boot-time clock (`/proc/self/stat`
+    /// field 22 against `CLOCK_BOOTTIME`) subtracted from now, which is exact to one clock tick;
+    /// `/proc/stat`'s `btime` is whole seconds, so `btime + starttime` (VigilCore's
+    /// `ProcessStartTime`, the fallback) can be up to a second early.
     public func processStartTime() -> Date? {
         lock.lock()
         if let cachedStart { lock.unlock(); return cachedStart }
         lock.unlock()
-        guard let stat = text(root + "/self/stat"), let system = text(root + "/stat") else { return nil }
+        guard let stat = text(root + "/self/stat") else { return nil }
+        let ticksPerSecond = Int(sysconf(Int32(_SC_CLK_TCK)))
+        let date: Date
         do {
-            let date = try ProcessStartTime.date(stat: stat, systemStat: system,
-                                                 clockTicksPerSecond: Int(sysconf(Int32(_SC_CLK_TCK))))
-            lock.lock(); cachedStart = date; lock.unlock()
-            return date
+            let parsed = try ProcStat(parsing: stat)
+            var boot = timespec()
+            if ticksPerSecond > 0, clock_gettime(CLOCK_BOOTTIME, &boot) == 0 {
+                let now = Date()
+                let bootSeconds = Double(boot.tv_sec) + Double(boot.tv_nsec) / 1e9
+                let age = bootSeconds - Double(parsed.startTimeTicks) / Double(ticksPerSecond)
+                guard age.isFinite, age >= 0 else {
+                    count(\.malformedFiles)
+                    return nil
+                }
+                date = now.addingTimeInterval(-age)
+            } else {
+                guard let system = text(root + "/stat") else { return nil }
+                date = try ProcessStartTime.date(stat: stat, systemStat: system, clockTicksPerSecond: ticksPerSecond)
+            }
         } catch {
             count(\.malformedFiles)
             return nil
         }
+        lock.lock(); cachedStart = date; lock.unlock()
+        return date
     }
 
     public func cpuSeconds() -> Double? {
@@ -55,6 +74,14 @@ public final class ProcFSProcessFacts: ProcessFactsSource, @unchecked Sendable {
         var usage = rusage()
         guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return nil }
         return PageFaultCounts(minor: UInt64(max(0, usage.ru_minflt)), major: UInt64(max(0, usage.ru_majflt)))
+    }
+
+    public func memoryBytes() -> UInt64? {
+        guard let status = text(root + "/self/status") else { return nil }
+        do { return try ProcStatus(parsing: status).rssBytes } catch {
+            count(\.malformedFiles)
+            return nil
+        }
     }
 
     public func resourceSample(at instant: MonotonicInstant, threadLimit: Int) -> ResourceSample? {
