@@ -85,6 +85,7 @@ let package = Package(
         .testTarget(name: "VigilCoreTests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilCLITests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilRuntimeTests", dependencies: ["VigilRuntime", "CVigilRuntime", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilTests", dependencies: ["Vigil", "VigilCore", "VigilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -317,6 +317,15 @@ release:
     return result;
 }
 
+int vigil_sampler_unblock_signal_on_current_thread(void) {
+    int signal_number = atomic_load(&vigil_sampler_signal);
+    if (signal_number == 0) return EINVAL;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, signal_number);
+    return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
 void vigil_sampler_destroy(vigil_sampler *sampler) {
     if (sampler == NULL) return;
     for (int index = 0; index < VIGIL_SAMPLER_REGISTRY_SIZE; index++) {
@@ -351,6 +360,8 @@ vigil_sample_status vigil_sampler_sample(vigil_sampler *sampler, uintptr_t *fram
     if (count) *count = 0;
     return VIGIL_SAMPLE_INVALID;
 }
+
+int vigil_sampler_unblock_signal_on_current_thread(void) { return ENOTSUP; }
 
 void vigil_sampler_destroy(vigil_sampler *sampler) { (void)sampler; }
 

@@ -151,6 +151,31 @@ struct SignalThreadSamplerTests {
         #expect(latencies[latencies.count / 2] < 1_000_000)
     }
 
+    @Test("a sampler made on a thread that inherited a blocked signal mask unblocks its signal there")
+    func unblocksInheritedMask() throws {
+        final class Box: @unchecked Sendable { var sampler: SignalThreadSampler? }
+        let box = Box()
+        let flag = SpinFlag()
+        let ready = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            var all = sigset_t()
+            sigfillset(&all)
+            pthread_sigmask(SIG_SETMASK, &all, nil)
+            box.sampler = try? SignalThreadSampler.forCurrentThread(maxFrames: 64, timeoutMs: 500)
+            ready.signal()
+            _ = runtimeTestKnownSpin(flag)
+            done.signal()
+        }
+        thread.start()
+        ready.wait()
+        defer { flag.set(); done.wait() }
+        let sampler = try #require(box.sampler)
+        if case .failure(let failure) = sampler.sample() {
+            Issue.record("the thread did not answer: \(failure)")
+        }
+    }
+
     @Test("refuses to sample the calling thread instead of deadlocking")
     func refusesSelfSampling() throws {
         let sampler = try SignalThreadSampler.forCurrentThread(timeoutMs: 10)

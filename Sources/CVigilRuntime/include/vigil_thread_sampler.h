@@ -89,6 +89,14 @@ vigil_sample_status vigil_sampler_sample(vigil_sampler *sampler, uintptr_t *fram
                                          uint32_t *count, uint32_t *stop_reason, uint64_t timeout_ns,
                                          uint64_t *latency_ns);
 
+/// Unblocks the samplers' signal on the calling thread (a thread inherits its creator's signal
+/// mask, and a process its parent's: a process started from a thread that blocks real-time
+/// signals would otherwise never answer). Call on the thread to be sampled, after
+/// `vigil_sampler_create`. Returns 0 or an errno value (EINVAL before any sampler exists).
+///
+/// Async-signal-safe (`pthread_sigmask`).
+int vigil_sampler_unblock_signal_on_current_thread(void);
+
 /// Copies the sampler's running totals into `*counters`. Async-signal-safe (atomic loads).
 void vigil_sampler_get_counters(const vigil_sampler *sampler, vigil_sampler_counters *counters);
 

@@ -39,9 +39,13 @@ public final class SignalThreadSampler: ThreadSampler, @unchecked Sendable {
     }
 
     /// A sampler for the calling thread (call it on the thread to be sampled, e.g. the main
-    /// thread at start-up).
+    /// thread at start-up). Also unblocks the sampling signal on this thread: a process inherits
+    /// its parent's signal mask, and one started from a thread that blocks real-time signals
+    /// (libdispatch's worker threads do) would otherwise never answer.
     public static func forCurrentThread(maxFrames: Int = 256, timeoutMs: Double = 20) throws(SetupError) -> SignalThreadSampler {
-        try SignalThreadSampler(thread: pthread_self(), maxFrames: maxFrames, timeoutMs: timeoutMs)
+        let sampler = try SignalThreadSampler(thread: pthread_self(), maxFrames: maxFrames, timeoutMs: timeoutMs)
+        _ = vigil_sampler_unblock_signal_on_current_thread()
+        return sampler
     }
 
     deinit {
