@@ -281,8 +281,11 @@ public struct HangDetector: Sendable {
             counters.truncatedSamples += 1
         }
         if ring.isFull {
+            // Keep every other sample and halve the cadence from this sample on, so the kept
+            // samples stay evenly spaced across the whole turn.
             ring.thin()
             current.sampleIntervalMs *= 2
+            current.nextSampleDue = instant.advanced(byMilliseconds: current.sampleIntervalMs)
             counters.ringThinnings += 1
             turn = current
         }
