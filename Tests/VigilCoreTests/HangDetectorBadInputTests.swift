@@ -57,6 +57,24 @@ struct HangDetectorBadInputTests {
         #expect(scenario.reports.map(\.durationMs) == [2500])
     }
 
+    @Test("lost activities abandon the busy turn instead of stretching it into a false hang")
+    func lostActivities() {
+        let scenario = HangScenario()
+        scenario.activity(.afterWaiting)
+        scenario.advance(by: 1500)
+        // The turn ended and others ran, but those activities were lost; the next one seen is busy.
+        scenario.take(scenario.detector.runLoopActivitiesLost(at: scenario.now))
+        #expect(!scenario.detector.isTurnBusy)
+        scenario.advance(by: 100)
+        scenario.activity(.beforeWaiting)            // the first activity after a loss is not a violation
+        scenario.activity(.afterWaiting)
+        scenario.advance(by: 1000)
+        scenario.activity(.beforeWaiting)
+        #expect(scenario.outputs.isEmpty)
+        #expect(scenario.detector.counters.lostActivityGaps == 1)
+        #expect(scenario.detector.counters.sequenceViolations == 0)
+    }
+
     @Test("absurd frame durations, empty stacks and stray samples are skipped and counted")
     func absurdValues() {
         let scenario = HangScenario()

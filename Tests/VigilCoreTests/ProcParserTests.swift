@@ -154,6 +154,44 @@ struct ProcParserTests {
         #expect(throws: ProcParseError.self) { try ProcStat(parsing: huge) }
     }
 
+    @Test("thousands of mutated files either parse or throw ProcParseError, never trap", arguments: [11, 12])
+    func mutations(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        let alphabet = Array("0123456789 ()\n\t:-kBxS".utf8) + [0xFF, 0x00]
+        let originals = [Self.stat, Self.systemStat, Self.status, Self.smapsRollup]
+        var parsed = 0
+        var rejected = 0
+        for round in 0..<2000 {
+            var bytes = Array(originals[round % originals.count].utf8)
+            for _ in 0..<Int.random(in: 1...4, using: &random) where !bytes.isEmpty {
+                let index = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: bytes[index] = alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
+                case 1: bytes.remove(at: index)
+                case 2: bytes.insert(alphabet[Int.random(in: 0..<alphabet.count, using: &random)], at: index)
+                default: bytes.removeSubrange(index...)
+                }
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            let outcome = Self.parseWithEveryParser(text)
+            parsed += outcome.parsed
+            rejected += outcome.errors.count
+            #expect(outcome.errors.allSatisfy { !$0.field.isEmpty })
+        }
+        #expect(parsed > 0 && rejected > 0)
+    }
+
+    /// Runs all four parsers over `text`; each either parses or throws a typed error.
+    private static func parseWithEveryParser(_ text: String) -> (parsed: Int, errors: [ProcParseError]) {
+        var parsed = 0
+        var errors: [ProcParseError] = []
+        do { _ = try ProcStat(parsing: text); parsed += 1 } catch { errors.append(error) }
+        do { _ = try ProcSystemStat(parsing: text); parsed += 1 } catch { errors.append(error) }
+        do { _ = try ProcStatus(parsing: text); parsed += 1 } catch { errors.append(error) }
+        do { _ = try ProcSmapsRollup(parsing: text); parsed += 1 } catch { errors.append(error) }
+        return (parsed, errors)
+    }
+
     #if os(Linux)
     @Test("this process's own /proc files parse")
     func liveProc() throws {
