@@ -57,6 +57,7 @@ public struct HangDetector: Sendable {
     private var frameOrder = InputOrderGuard()
     private var controlOrder = InputOrderGuard()
     private var lastActivity: RunLoopActivity?
+    private var activitiesWereLost = false
     private var lastTick: (actual: MonotonicInstant, spacingMs: Double)?
     private var turn: Turn?
 
@@ -156,6 +157,9 @@ public struct HangDetector: Sendable {
             abandonTurn(at: instant, outputs: &outputs)
         }
         lastActivity = activity
+        // Right after a loss the sequence cannot be judged: the first activity only sets the state.
+        let judgeSequence = !activitiesWereLost
+        activitiesWereLost = false
 
         if activity.startsOrContinuesBusyTurn {
             if turn == nil {
@@ -166,9 +170,22 @@ public struct HangDetector: Sendable {
             }
         } else if turn != nil {
             endTurn(at: instant, outputs: &outputs)
-        } else if activity == .beforeWaiting {
+        } else if activity == .beforeWaiting && judgeSequence {
             counters.sequenceViolations += 1
         }
+        return outputs
+    }
+
+    /// Tells the detector that run-loop activities were lost before `instant` (e.g. the buffer
+    /// the main thread writes them into overflowed before the watchdog drained it). The busy
+    /// turn, whose end may be among the lost activities, is abandoned unmeasured, and the next
+    /// activity starts afresh.
+    public mutating func runLoopActivitiesLost(at instant: MonotonicInstant) -> [HangDetectorOutput] {
+        var outputs: [HangDetectorOutput] = []
+        counters.lostActivityGaps += 1
+        abandonTurn(at: instant, outputs: &outputs)
+        lastActivity = nil
+        activitiesWereLost = true
         return outputs
     }
 
@@ -281,8 +298,11 @@ public struct HangDetector: Sendable {
             counters.truncatedSamples += 1
         }
         if ring.isFull {
+            // Keep every other sample and halve the cadence from this sample on, so the kept
+            // samples stay evenly spaced across the whole turn.
             ring.thin()
             current.sampleIntervalMs *= 2
+            current.nextSampleDue = instant.advanced(byMilliseconds: current.sampleIntervalMs)
             counters.ringThinnings += 1
             turn = current
         }

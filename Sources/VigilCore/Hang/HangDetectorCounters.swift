@@ -10,6 +10,8 @@ public struct HangDetectorCounters: Sendable, Hashable {
     public var sequenceViolations = 0
     /// Streams resynchronised after repeated out-of-order input.
     public var resynchronizations = 0
+    /// Times the runtime reported lost run-loop activities (``HangDetector/runLoopActivitiesLost(at:)``).
+    public var lostActivityGaps = 0
     /// Inputs with impossible values (non-finite or non-positive durations, empty stacks…),
     /// skipped.
     public var absurdInputs = 0
