@@ -43,6 +43,7 @@ final class MonitoringSession: @unchecked Sendable {
     private var lastResourceEvent: MonotonicInstant?
     private var hangCPUBaseline: (instant: MonotonicInstant, cpuSeconds: Double)?
     private var sawFirstFrame = false
+    private var activitiesDroppedSeen: UInt64 = 0
     private var stopped = false
     private var eventsEmitted = 0
     private var eventsSanitized = 0
@@ -255,9 +256,20 @@ final class MonitoringSession: @unchecked Sendable {
 
     private func drainActivities() {
         guard let observer else { return }
+        var last: MonotonicInstant?
         observer.drain { record in
+            last = record.instant
             guard let activity = Self.activity(fromCode: record.code) else { return }
             handle(hang.runLoopActivity(activity, at: record.instant), at: record.instant)
+        }
+        // A full ring drops the newest observations, so the gap follows what was drained (give
+        // or take records pushed while draining): the detector abandons the turn it was
+        // measuring and starts afresh.
+        let dropped = observer.dropped
+        if dropped > activitiesDroppedSeen {
+            activitiesDroppedSeen = dropped
+            let at = last ?? clock.monotonicNow()
+            handle(hang.runLoopActivitiesLost(at: at), at: at)
         }
     }
 
