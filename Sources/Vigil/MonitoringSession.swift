@@ -90,15 +90,19 @@ final class MonitoringSession: @unchecked Sendable {
     /// Installs the adapters. Call on the main thread (the sampler must be created there; from
     /// another thread it is created on the main queue's next turn).
     func start(at startInstant: MonotonicInstant) {
-        queue.sync { reportLeftoverMarker() }
-        if configuration.isEnabled(.launch), let processStart = facts.processStartTime() {
-            var timeline = LaunchTimeline(processStart: processStart, facts: setup.launchFacts,
-                                          configuration: configuration.launch, clock: clock)
-            timeline.mark(.sdkStart, at: startInstant)
-            if setup.launchFacts.isPrewarmed, let faults = facts.pageFaults() {
-                timeline.recordPageFaults(faults, at: .sdkStart)
+        // File reads (the leftover marker, /proc for the process start) happen on the queue,
+        // not on the caller's (main) thread; marks the app sends later queue up behind this.
+        queue.async { [self] in
+            reportLeftoverMarker()
+            if configuration.isEnabled(.launch), let processStart = facts.processStartTime() {
+                var timeline = LaunchTimeline(processStart: processStart, facts: setup.launchFacts,
+                                              configuration: configuration.launch, clock: clock)
+                timeline.mark(.sdkStart, at: startInstant)
+                if setup.launchFacts.isPrewarmed, let faults = facts.pageFaults() {
+                    timeline.recordPageFaults(faults, at: .sdkStart)
+                }
+                launch = timeline
             }
-            queue.sync { launch = timeline }
         }
         observer?.install()
         if let frameSource, let frameRing {
