@@ -1,0 +1,21 @@
+/// Collects ``LaunchTask``s written one per line, with `if`, `switch` and `for` allowed:
+///
+/// ```swift
+/// let graph = try LaunchGraph {
+///     LaunchTask("config") { try Config.load() }
+///     LaunchTask("database", lane: .serial("storage"), dependencies: ["config"]) { try Database.open() }
+///     LaunchTask.onMain("window", dependencies: ["config"]) { AppWindow.install() }
+///     if Features.analytics { LaunchTask("analytics", phase: .afterFirstFrame) { Analytics.start() } }
+/// }
+/// ```
+@resultBuilder
+public enum LaunchGraphBuilder {
+    public static func buildExpression(_ task: LaunchTask) -> [LaunchTask] { [task] }
+    public static func buildExpression(_ tasks: [LaunchTask]) -> [LaunchTask] { tasks }
+    public static func buildBlock(_ parts: [LaunchTask]...) -> [LaunchTask] { parts.flatMap { $0 } }
+    public static func buildOptional(_ part: [LaunchTask]?) -> [LaunchTask] { part ?? [] }
+    public static func buildEither(first part: [LaunchTask]) -> [LaunchTask] { part }
+    public static func buildEither(second part: [LaunchTask]) -> [LaunchTask] { part }
+    public static func buildArray(_ parts: [[LaunchTask]]) -> [LaunchTask] { parts.flatMap { $0 } }
+    public static func buildLimitedAvailability(_ part: [LaunchTask]) -> [LaunchTask] { part }
+}
