@@ -32,7 +32,7 @@ public enum LaunchRehearsal {
         switch entry.work {
         case .await:
             return LaunchTask(spec: spec, work: .suspending {
-                try await Task.sleep(nanoseconds: UInt64(duration * 1_000_000))
+                try await suspend(milliseconds: duration)
                 if fails { throw PlannedFailure(task: id) }
             })
         case .block:
@@ -57,6 +57,64 @@ public enum LaunchRehearsal {
             for _ in 0..<20_000 { state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407 }
         } while threadCPUNanoseconds() < target
         consume(state)
+    }
+
+    /// Suspends the calling task for `milliseconds` on a strict timer (`Task.sleep` may fire a
+    /// tenth of its interval late, which would distort a comparison with a blocking wait).
+    ///
+    /// - Throws: `CancellationError` as soon as the task is cancelled.
+    public static func suspend(milliseconds: Double) async throws {
+        let resumption = Resumption()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let timer = DispatchSource.makeTimerSource(flags: .strict, queue: timerQueue)
+                timer.schedule(deadline: .now() + .nanoseconds(Int(min(max(0, milliseconds), 1e9) * 1_000_000)),
+                               leeway: .nanoseconds(0))
+                timer.setEventHandler { resumption.resume(with: .success(())) }
+                resumption.arm(continuation, timer: timer)
+                timer.resume()
+            }
+        } onCancel: {
+            resumption.resume(with: .failure(CancellationError()))
+        }
+    }
+
+    private static let timerQueue = DispatchQueue(label: "vigil.launch.rehearsal-timers")
+
+    /// Resumes a continuation once, from whichever of the timer and the cancellation comes first.
+    private final class Resumption: @unchecked Sendable {
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<Void, any Error>?
+        private var timer: (any DispatchSourceTimer)?
+        private var early: Result<Void, any Error>?
+
+        func arm(_ continuation: CheckedContinuation<Void, any Error>, timer: any DispatchSourceTimer) {
+            lock.lock()
+            if let early {
+                lock.unlock()
+                timer.cancel()
+                continuation.resume(with: early)
+                return
+            }
+            self.continuation = continuation
+            self.timer = timer
+            lock.unlock()
+        }
+
+        func resume(with result: Result<Void, any Error>) {
+            lock.lock()
+            guard let continuation else {
+                if early == nil { early = result }
+                lock.unlock()
+                return
+            }
+            self.continuation = nil
+            let timer = self.timer
+            self.timer = nil
+            lock.unlock()
+            timer?.cancel()
+            continuation.resume(with: result)
+        }
     }
 
     /// CPU time the calling thread has used, in ns.
