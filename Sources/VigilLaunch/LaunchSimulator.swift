@@ -101,19 +101,29 @@ public enum LaunchSimulator {
     /// launch would end without it (its duration set to zero, e.g. moved after the first
     /// frame): on the critical path alone, and in a full simulation on `cores` cores. Sorted by
     /// the simulated saving, largest first.
-    public static func removalSavings(_ plan: LaunchPlan, durationsMs: [Double], cores: Int) -> [LaunchTaskSaving] {
+    ///
+    /// Cost: one analysis per critical-path task, and one simulation for each of the `limit`
+    /// tasks with the largest critical-path saving (the others are left out).
+    public static func removalSavings(_ plan: LaunchPlan, durationsMs: [Double], cores: Int,
+                                      limit: Int = 20) -> [LaunchTaskSaving] {
         let baseline = simulate(plan, durationsMs: durationsMs, cores: cores)
         let beforeFirstFrame = plan.specs.map { $0.phase == .beforeFirstFrame }
-        var savings: [LaunchTaskSaving] = []
+        var candidates: [(task: Int, pathSaving: Double)] = []
         for id in baseline.analysis.criticalPath {
             guard let task = plan.index(of: id) else { continue }
             var without = durationsMs
             without[task] = 0
             let path = LaunchAnalysis(plan: plan, durationsMs: without, cores: cores, including: beforeFirstFrame)
+            candidates.append((task, baseline.analysis.criticalPathMs - path.criticalPathMs))
+        }
+        candidates.sort { ($0.pathSaving, -$0.task) > ($1.pathSaving, -$1.task) }
+        let savings = candidates.prefix(max(0, limit)).map { candidate -> LaunchTaskSaving in
+            var without = durationsMs
+            without[candidate.task] = 0
             let simulated = simulate(plan, durationsMs: without, cores: cores)
-            savings.append(LaunchTaskSaving(id: id, durationMs: durationsMs[task],
-                                            criticalPathSavingMs: baseline.analysis.criticalPathMs - path.criticalPathMs,
-                                            makespanSavingMs: baseline.firstFrameMs - simulated.firstFrameMs))
+            return LaunchTaskSaving(id: plan.specs[candidate.task].id, durationMs: durationsMs[candidate.task],
+                                    criticalPathSavingMs: candidate.pathSaving,
+                                    makespanSavingMs: baseline.firstFrameMs - simulated.firstFrameMs)
         }
         return savings.sorted {
             ($0.makespanSavingMs, $0.criticalPathSavingMs) > ($1.makespanSavingMs, $1.criticalPathSavingMs)

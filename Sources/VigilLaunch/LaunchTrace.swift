@@ -123,6 +123,9 @@ public struct LaunchTrace: Hashable, Sendable {
         return (try LaunchPlan(specs), tasks.map(\.runMs))
     }
 
+    /// Largest time offset or duration read from a span, in ms (one day).
+    static let maxMilliseconds = 86_400_000.0
+
     private static func makeTask(_ span: SpanPayload, origin: Date) -> Task {
         let attributes = span.attributes
         func string(_ key: String) -> String? {
@@ -139,9 +142,11 @@ public struct LaunchTrace: Hashable, Sendable {
         let id = string(LaunchSpanAttribute.taskId) ?? String(span.name.dropFirst(LaunchSpanAttribute.taskSpanPrefix.count))
         let dependencies = (string(LaunchSpanAttribute.dependencies) ?? "")
             .split(separator: ",").map(String.init).filter { !$0.isEmpty }
+        // Times are clamped to a day so that hostile values cannot overflow later arithmetic.
+        func clamp(_ value: Double) -> Double { min(max(value, 0), maxMilliseconds) }
         let spanStart = span.start.timeIntervalSince(origin) * 1000
-        let startMs = number(LaunchSpanAttribute.startOffsetMs) ?? spanStart
-        let runMs = number(LaunchSpanAttribute.runMs) ?? max(0, span.durationMs)
+        let startMs = clamp(number(LaunchSpanAttribute.startOffsetMs) ?? spanStart)
+        let runMs = clamp(number(LaunchSpanAttribute.runMs) ?? span.durationMs)
         var priority = 0
         if case .int(let value)? = attributes[LaunchSpanAttribute.priority] { priority = Int(clamping: value) }
         var suspends = false
@@ -152,7 +157,8 @@ public struct LaunchTrace: Hashable, Sendable {
                     phase: string(LaunchSpanAttribute.phase).flatMap(LaunchPhase.init(rawValue:)) ?? .beforeFirstFrame,
                     priority: priority, suspends: suspends, outcome: outcome,
                     message: span.statusMessage ?? string(LaunchSpanAttribute.skipReason),
-                    readyMs: number(LaunchSpanAttribute.readyOffsetMs), startMs: startMs, endMs: startMs + runMs,
+                    readyMs: number(LaunchSpanAttribute.readyOffsetMs).map(clamp), startMs: startMs,
+                    endMs: startMs + runMs,
                     worker: string(LaunchSpanAttribute.worker))
     }
 }

@@ -39,12 +39,16 @@ extension LaunchCommand {
             }
         }
 
+        guard trace.tasks.count <= LaunchGraphFile.maxTasks else {
+            throw LaunchCommandError("\(path): launch \(trace.traceId) has \(trace.tasks.count) tasks; "
+                + "at most \(LaunchGraphFile.maxTasks) are reported")
+        }
         let cores = try arguments.value("cores") == nil ? (trace.cores ?? 2) : self.cores(arguments, file: nil)
         let (plan, durations) : (LaunchPlan, [Double])
         do { (plan, durations) = try trace.plan() } catch { throw LaunchCommandError("\(path): \(error)") }
         let beforeFirstFrame = plan.specs.map { $0.phase == .beforeFirstFrame }
         let analysis = LaunchAnalysis(plan: plan, durationsMs: durations, cores: cores, including: beforeFirstFrame)
-        let savings = LaunchSimulator.removalSavings(plan, durationsMs: durations, cores: cores)
+        let savings = LaunchSimulator.removalSavings(plan, durationsMs: durations, cores: cores, limit: max(top, 10))
         let firstFrame = trace.firstFrameMs
         let problems = trace.tasks.filter { ["failed", "timedOut", "skipped"].contains($0.outcome) }
 

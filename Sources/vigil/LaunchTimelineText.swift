@@ -20,10 +20,14 @@ struct LaunchTimelineText {
     var width = 48
 
     func render() -> String {
-        let span = max(rows.compactMap(\.endMs).max() ?? 0, rows.compactMap(\.readyMs).max() ?? 0, 0.001)
+        let finite = rows.flatMap { [$0.endMs, $0.readyMs] }.compactMap { $0 }.filter(\.isFinite)
+        let span = max(finite.max() ?? 0, 0.001)
         let idWidth = min(max(rows.map(\.id.count).max() ?? 4, 4), 32)
         let laneWidth = min(max(rows.map(\.lane.count).max() ?? 4, 4), 24)
-        func column(_ ms: Double) -> Int { min(width, max(0, Int((ms / span * Double(width)).rounded(.down)))) }
+        func column(_ ms: Double) -> Int {
+            let fraction = ms.isFinite ? min(max(ms / span, 0), 1) : 0
+            return min(width, Int((fraction * Double(width)).rounded(.down)))
+        }
         var text = pad("task", idWidth) + "  " + pad("lane", laneWidth) + "  " + pad("worker", 7)
             + "  " + lpad("start", 8) + "  " + lpad("run", 8) + "  " + lpad("wait", 7)
             + "  |0" + String(repeating: " ", count: max(0, width - 2 - format(span).count - 3)) + format(span) + " ms|\n"

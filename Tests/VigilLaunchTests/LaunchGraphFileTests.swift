@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VigilCore
 import VigilLaunch
 
 @Suite("Launch graph files")
@@ -92,5 +93,43 @@ struct LaunchGraphFileTests {
     func sizeLimit() {
         let data = Data(repeating: 0x20, count: LaunchGraphFile.maxBytes + 1)
         #expect(throws: LaunchGraphFileError.self) { try LaunchGraphFile.parse(data) }
+    }
+
+    @Test("2,000 seeded corruptions of a valid file parse or fail cleanly, and what parses plans and simulates")
+    func corruptedFilesNeverTrap() throws {
+        var tasks: [LaunchGraphFile.Task] = []
+        for index in 0..<12 {
+            let lane: LaunchLane = index % 4 == 0 ? .main : (index % 4 == 1 ? .serial("s") : .concurrent)
+            let dependencies = index > 0 ? ["t\(index - 1)"] : []
+            let spec = LaunchTaskSpec(id: "t\(index)", dependencies: dependencies, lane: lane,
+                                      phase: index > 9 ? .idle : .beforeFirstFrame, timeoutMs: index == 5 ? 3 : nil)
+            let work: LaunchGraphFile.Work = index % 3 == 2 && lane != .main ? .await : .compute
+            tasks.append(LaunchGraphFile.Task(spec: spec, durationMs: Double(index), work: work, fails: index == 7))
+        }
+        let valid = LaunchGraphFile(cores: 2, tasks: tasks).encoded()
+        #expect(try LaunchGraphFile.parse(valid).plan().count == 12)
+        var generator = SeededGenerator(seed: 77)
+        let alphabet = Array(#"{}[]:,"0123456789.-eE tasksidlanephaseworkmainserial:truefalsenull\"#.utf8)
+        var parsed = 0
+        for _ in 0..<2000 {
+            var bytes = Array(valid)
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: bytes[position] = alphabet.randomElement(using: &generator) ?? 0
+                case 1: bytes.remove(at: position)
+                case 2: bytes.insert(alphabet.randomElement(using: &generator) ?? 0, at: position)
+                default: bytes.removeSubrange(position..<min(bytes.count, position + Int.random(in: 1...40, using: &generator)))
+                }
+                if bytes.isEmpty { bytes = [0x7B] }
+            }
+            guard let file = try? LaunchGraphFile.parse(Data(bytes)) else { continue }
+            parsed += 1
+            guard let plan = try? file.plan() else { continue }
+            let simulation = LaunchSimulator.simulate(plan, durationsMs: file.durationsMs, cores: file.cores ?? 2,
+                                                      failing: file.failing)
+            #expect(simulation.entries.allSatisfy { $0.state.isSettled })
+        }
+        #expect(parsed > 0)
     }
 }
