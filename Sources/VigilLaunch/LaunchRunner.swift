@@ -129,16 +129,18 @@ public final class LaunchRunner: @unchecked Sendable {
         startInstant = clock.monotonicNow()
         startWall = clock.wallNow()
         schedule.open(.beforeFirstFrame)
+        var startIdle = false
         if milestone == .allPhases {
             firstFrameReported = true
             idleOpened = true
             schedule.open(.afterFirstFrame)
             schedule.open(.idle)
         } else if firstFrameReported {
-            schedule.open(.afterFirstFrame)
+            startIdle = beginAfterFirstFrame()
         }
         update()
         condition.unlock()
+        if startIdle { startIdleSignal() }
 
         let reached = wait(deadline: deadline) { [self] in milestoneReached }
 
@@ -164,17 +166,32 @@ public final class LaunchRunner: @unchecked Sendable {
         }
         firstFrameReported = true
         guard runStarted else {
+            // `run` begins the later phases when it starts.
             condition.unlock()
             return
         }
-        schedule.open(.afterFirstFrame)
+        let startIdle = beginAfterFirstFrame()
         update()
+        condition.unlock()
+        if startIdle { startIdleSignal() }
+    }
+
+    /// Opens the after-first-frame phase; returns whether the idle signal must be started
+    /// (outside the lock). Under `condition`.
+    private func beginAfterFirstFrame() -> Bool {
+        schedule.open(.afterFirstFrame)
         let startIdle = !idleOpened && graph.plan.specs.contains { $0.phase == .idle }
         if startIdle { idleSignalActive = true }
-        condition.unlock()
-        if startIdle {
-            idleSignal.start { [weak self] in self?.idleTurn() }
-        }
+        return startIdle
+    }
+
+    private func startIdleSignal() {
+        idleSignal.start { [weak self] in self?.idleTurn() }
+    }
+
+    deinit {
+        // A runner dropped before its idle tasks ran must not leave its observer behind.
+        if idleSignalActive { idleSignal.stop() }
     }
 
     /// Waits until every task of the phases begun so far has settled and returned (timed-out

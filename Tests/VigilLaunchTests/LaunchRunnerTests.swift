@@ -326,5 +326,26 @@ extension RealThreads {
             #expect(runner.isComplete)
             #expect(!signal.isStarted)
         }
+        @Test("a first frame reported before run begins the later phases when run starts")
+        func firstFrameBeforeRun() async throws {
+            let signal = ManualIdleSignal()
+            let graph = try LaunchGraph {
+                LaunchTask("boot") {}
+                LaunchTask("late", phase: .afterFirstFrame) {}
+                LaunchTask("idle-work", phase: .idle) {}
+            }
+            let runner = LaunchRunner(graph: graph, options: .init(idleSignal: signal))
+            runner.reportFirstFrame()
+            #expect(!signal.isStarted)
+            _ = await onThread { runner.run(until: .firstFrame, deadline: .seconds(30)) }
+            #expect(signal.isStarted)
+            let afterFrame = await onThread { runner.waitForCompletion(timeout: .seconds(30)) }
+            #expect(afterFrame.task("late")?.state == .succeeded)
+            #expect(afterFrame.task("idle-work")?.state == .waiting)
+            signal.fire()
+            let done = await onThread { runner.waitForCompletion(timeout: .seconds(30)) }
+            #expect(done.task("idle-work")?.state == .succeeded)
+            #expect(!signal.isStarted)
+        }
     }
 }
