@@ -84,6 +84,10 @@ let package = Package(
         .target(name: "VigilTestSupport", dependencies: ["VigilCore"], path: "Tests/VigilTestSupport"),
         .testTarget(name: "VigilCoreTests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilCLITests", dependencies: ["VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilStoreTests", dependencies: ["VigilStore", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilTransportTests", dependencies: [
+            "VigilTransport", "VigilStore", "VigilCore", "VigilTestSupport",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )
