@@ -72,7 +72,7 @@ let package = Package(
             "VigilCore", "VigilSymbols", "VigilReports", "VigilServer", "VigilLaunch",
             "VigilBLE", "VigilBLESimulation", "Vigil", "VigilCommandLine",
         ], path: "Sources/vigil"),
-        .executableTarget(name: "VigilSample", dependencies: ["Vigil", "VigilCore", "VigilLaunch", "VigilCommandLine"],
+        .executableTarget(name: "VigilSample", dependencies: ["Vigil", "VigilCore", "VigilLaunch", "VigilStore", "VigilCommandLine"],
                           path: "Sources/vigil-sample"),
         .executableTarget(name: "VigilBench", dependencies: [
             "VigilCore", "VigilRuntime", "CVigilRuntime", "VigilStore", "VigilTransport", "Vigil",
