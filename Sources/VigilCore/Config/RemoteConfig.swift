@@ -206,7 +206,8 @@ extension RemoteConfigError {
             self.init(kind, field: path(context.codingPath), reason: "expected \(type)"
                       + (context.debugDescription.isEmpty ? "" : " (\(context.debugDescription.prefix(80)))"))
         case .valueNotFound(let type, let context):
-            self.init(.wrongType, field: path(context.codingPath), reason: "expected \(type), got null")
+            let kind: Kind = context.codingPath.isEmpty ? .malformed : .wrongType
+            self.init(kind, field: path(context.codingPath), reason: "expected \(type), got null")
         case .keyNotFound(let key, let context):
             self.init(.wrongType, field: path(context.codingPath + [key]), reason: "missing required field")
         case .dataCorrupted(let context):
