@@ -77,7 +77,7 @@ let package = Package(
         .executableTarget(name: "VigilBench", dependencies: [
             "VigilCore", "VigilRuntime", "CVigilRuntime", "VigilStore", "VigilTransport", "Vigil",
             "VigilLaunch", "VigilSymbols", "VigilReports", "VigilServer", "VigilBLE",
-            "VigilBLESimulation", "VigilCommandLine",
+            "VigilBLESimulation", "VigilCommandLine", "VigilTestSupport",
         ], path: "Benchmarks/VigilBench"),
 
         // MARK: Tests (one target per module; each module's issue adds its target here)

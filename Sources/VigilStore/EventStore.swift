@@ -31,7 +31,6 @@ public final class EventStore: EventSink, @unchecked Sendable {
     private let clock: any VigilClock
     // Confined to `queue`.
     private let log: SegmentLog
-    private let encoder = EventJSON.makeEncoder()
     private var lastSync: MonotonicInstant
     private var deferredSyncScheduled = false
     private var lastRetentionCheck: MonotonicInstant
@@ -166,10 +165,7 @@ public final class EventStore: EventSink, @unchecked Sendable {
     }
 
     private func encode(_ event: Event) -> Data? {
-        guard let payload = try? encoder.encode(event) else {
-            log.statistics.droppedUnencodable += 1
-            return nil
-        }
+        let payload = EventJSONWriter.encode(event)
         return accept(payload) ? payload : nil
     }
 

@@ -73,7 +73,7 @@ struct RemoteConfigTests {
         let (config, issues) = RemoteConfig.decodeForSDK(Data(document.utf8))
         #expect(issues.count == 11)
         #expect(config.validationIssues().isEmpty)
-        #expect(config.hangThresholdMs == 10_000)
+        #expect(config.hangThresholdMs == 60_000)
         #expect(config.refreshSeconds == 60)
         #expect(config.samplingRate(for: .network) == 1 && config.samplingRate(for: .frames) == 0)
         #expect(config.upload.maxBatchEvents == 500)

@@ -15,7 +15,7 @@ import Foundation
 /// {"schema": 1, "enabled": true,
 ///  "modules": {"hangs": true, "frames": false},
 ///  "sampling": {"network": 0.25, "frames": 0.5},
-///  "hangThresholdMs": 250, "refreshSeconds": 3600,
+///  "hangThresholdMs": 2000, "refreshSeconds": 3600,
 ///  "upload": {"maxBatchEvents": 500, "backoffBaseSeconds": 30}}
 /// ```
 public struct RemoteConfig: Sendable, Hashable {
@@ -23,8 +23,9 @@ public struct RemoteConfig: Sendable, Hashable {
     public static let currentSchema = 1
     /// Largest document accepted, in bytes.
     public static let maximumDocumentBytes = 64 * 1024
-    /// Allowed range of ``hangThresholdMs``.
-    public static let hangThresholdRange: ClosedRange<Double> = 50...10_000
+    /// Allowed range of ``hangThresholdMs`` (the detector's own minimum is 100 ms; it also
+    /// keeps the threshold below its fatal threshold).
+    public static let hangThresholdRange: ClosedRange<Double> = 100...60_000
     /// Allowed range of ``refreshSeconds``.
     public static let refreshRange: ClosedRange<Double> = 60...604_800
     /// Allowed range of every sampling rate.
@@ -38,17 +39,18 @@ public struct RemoteConfig: Sendable, Hashable {
     public var modules: [RemoteConfigModule: Bool]
     /// Fraction of events of each type to keep, 0...1; a type that is absent keeps all.
     public var sampling: [EventType: Double]
-    /// Main-thread hang threshold in milliseconds (applies from the next start).
-    public var hangThresholdMs: Double
+    /// Main-thread hang threshold in milliseconds, applied from the next start; `nil` keeps
+    /// the app's own setting (the hang detector's default is 2000 ms).
+    public var hangThresholdMs: Double?
     /// How often the SDK asks for a new document, in seconds.
     public var refreshSeconds: Double
     /// Batching, pacing and retries of the uploader.
     public var upload: UploadPolicy
 
-    /// The compiled defaults: everything on, nothing sampled out, 250 ms hang threshold,
-    /// refresh hourly, the default ``UploadPolicy``.
+    /// The compiled defaults: everything on, nothing sampled out, the app's own hang
+    /// threshold, refresh hourly, the default ``UploadPolicy``.
     public init(enabled: Bool = true, modules: [RemoteConfigModule: Bool] = [:], sampling: [EventType: Double] = [:],
-                hangThresholdMs: Double = 250, refreshSeconds: Double = 3600, upload: UploadPolicy = UploadPolicy()) {
+                hangThresholdMs: Double? = nil, refreshSeconds: Double = 3600, upload: UploadPolicy = UploadPolicy()) {
         self.schema = RemoteConfig.currentSchema
         self.enabled = enabled
         self.modules = modules
@@ -153,7 +155,7 @@ extension RemoteConfig: Codable {
         try container.encode(enabled, forKey: .enabled)
         try container.encode(Dictionary(uniqueKeysWithValues: modules.map { ($0.key.rawValue, $0.value) }), forKey: .modules)
         try container.encode(Dictionary(uniqueKeysWithValues: sampling.map { ($0.key.rawValue, $0.value) }), forKey: .sampling)
-        try container.encode(hangThresholdMs, forKey: .hangThresholdMs)
+        try container.encodeIfPresent(hangThresholdMs, forKey: .hangThresholdMs)
         try container.encode(refreshSeconds, forKey: .refreshSeconds)
         try container.encode(upload, forKey: .upload)
     }
@@ -170,7 +172,7 @@ extension RemoteConfig {
                                                 reason: "\(value) is outside \(range.lowerBound)...\(range.upperBound)"))
             }
         }
-        check("hangThresholdMs", hangThresholdMs, RemoteConfig.hangThresholdRange)
+        if let hangThresholdMs { check("hangThresholdMs", hangThresholdMs, RemoteConfig.hangThresholdRange) }
         check("refreshSeconds", refreshSeconds, RemoteConfig.refreshRange)
         for type in EventType.allCases {
             if let rate = sampling[type] { check("sampling.\(type.rawValue)", rate, RemoteConfig.samplingRange) }
@@ -185,7 +187,7 @@ extension RemoteConfig {
             min(max(value, range.lowerBound), range.upperBound)
         }
         var config = self
-        config.hangThresholdMs = clamp(hangThresholdMs, RemoteConfig.hangThresholdRange)
+        config.hangThresholdMs = hangThresholdMs.map { clamp($0, RemoteConfig.hangThresholdRange) }
         config.refreshSeconds = clamp(refreshSeconds, RemoteConfig.refreshRange)
         config.sampling = sampling.mapValues { clamp($0, RemoteConfig.samplingRange) }
         config.upload = upload.clamped()
