@@ -85,7 +85,7 @@ let package = Package(
         .testTarget(name: "VigilCoreTests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilCLITests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilRuntimeTests", dependencies: ["VigilRuntime", "CVigilRuntime", "VigilCore", "VigilTestSupport"]),
-        .testTarget(name: "VigilTests", dependencies: ["Vigil", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilTests", dependencies: ["Vigil", "VigilCore", "VigilTransport", "VigilTestSupport"]),
         .testTarget(name: "VigilStoreTests", dependencies: ["VigilStore", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilTransportTests", dependencies: [
             "VigilTransport", "VigilStore", "VigilCore", "VigilTestSupport",

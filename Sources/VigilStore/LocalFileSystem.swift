@@ -13,23 +13,33 @@ public struct LocalFileSystem: StoreFileSystem {
     public init() {}
 
     public func makeDirectory(_ path: String) throws(StoreIOError) {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw StoreIOError(operation: "mkdir", path: path, code: Int32((error as NSError).code))
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw StoreIOError(operation: "mkdir", path: path, code: ENOTDIR) }
+            return
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw StoreIOError(operation: "mkdir", path: path, code: ENOTDIR)
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path, parent != "/" { try makeDirectory(parent) }
+        while mkdir(path, 0o755) != 0 {
+            if errno == EINTR { continue }
+            if errno == EEXIST, stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return }
+            throw StoreIOError(operation: "mkdir", path: path, code: errno)
         }
     }
 
     public func fileNames(in directory: String) throws(StoreIOError) -> [String] {
-        do {
-            return try FileManager.default.contentsOfDirectory(atPath: directory)
-        } catch {
-            throw StoreIOError(operation: "readdir", path: directory, code: Int32((error as NSError).code))
+        guard let stream = opendir(directory) else {
+            throw StoreIOError(operation: "opendir", path: directory, code: errno)
         }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     public func open(_ path: String, mode: StoreFileMode) throws(StoreIOError) -> Int32 {
@@ -96,17 +106,21 @@ public struct LocalFileSystem: StoreFileSystem {
     }
 
     public func rename(_ source: String, to destination: String) throws(StoreIOError) {
-        guard Foundation.rename(source, destination) == 0 else {
-            throw StoreIOError(operation: "rename", path: source, code: errno)
+        while Foundation.rename(source, destination) != 0 {
+            if errno != EINTR { throw StoreIOError(operation: "rename", path: source, code: errno) }
         }
     }
 
     public func remove(_ path: String) {
-        _ = unlink(path)
+        while unlink(path) != 0 && errno == EINTR {}
     }
 
     public func lockExclusively(_ descriptor: Int32) -> Bool {
-        flock(descriptor, LOCK_EX | LOCK_NB) == 0
+        // Host apps (and Vigil's own thread sampler) deliver signals: EINTR is not "locked".
+        while true {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+            if errno != EINTR { return false }
+        }
     }
 }
 

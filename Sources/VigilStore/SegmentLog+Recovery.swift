@@ -19,10 +19,12 @@ extension SegmentLog {
         } catch {
             usable = false
             statistics.recovery.directoryUsable = false
+            statistics.recovery.directoryProblem = String(describing: error)
             return
         }
         usable = true
         statistics.recovery.directoryUsable = true
+        statistics.recovery.directoryProblem = nil
         recover()
         enforceRetention()
         enforceCap()
@@ -37,9 +39,13 @@ extension SegmentLog {
     }
 
     private func recover() {
-        guard let names = try? files.fileNames(in: directory) else {
+        let names: [String]
+        do {
+            names = try files.fileNames(in: directory)
+        } catch {
             usable = false
             statistics.recovery.directoryUsable = false
+            statistics.recovery.directoryProblem = String(describing: error)
             return
         }
         var newest: [UInt64: SegmentName] = [:]

@@ -71,4 +71,6 @@ public struct RecoveryReport: Sendable, Hashable {
     /// Whether the store could open its directory at all (`false`: every event is dropped
     /// and counted as unwritable until it can).
     public var directoryUsable = true
+    /// Why the directory could not be used, when it could not (the failed call and `errno`).
+    public var directoryProblem: String?
 }
