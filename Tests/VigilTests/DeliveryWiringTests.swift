@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import Vigil
+@testable import Vigil
 import VigilCore
+import VigilStore
 import VigilTestSupport
 import VigilTransport
 
@@ -50,7 +51,8 @@ private final class IngestLog: @unchecked Sendable {
     }
 }
 
-@Suite("Vigil.start wiring: durable store, uploader and remote configuration")
+/// One suite, run serially: `Vigil` is process-wide, so two of these tests cannot run at once.
+@Suite("Vigil.start wiring: durable store, uploader and remote configuration", .serialized)
 struct DeliveryWiringTests {
     @Test("without a sink, events go through the store to the server, under the configuration cached by the last run")
     func deliversThroughStore() throws {
@@ -87,5 +89,38 @@ struct DeliveryWiringTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("events").path)
             .contains { $0.hasSuffix(".vgs") })
         #expect(Vigil.deliveryStatistics() == nil)
+    }
+
+    @Test("a leftover hang marker becomes a critical fatal-hang record, fsynced before the marker is removed")
+    func leftoverMarkerIsStored() throws {
+        let directory = try TemporaryDirectory(prefix: "fatal")
+        let start = SampleEvents.time
+        let marker = HangMarker(start: start, lastSeen: SampleEvents.time(plusMilliseconds: 9000), durationMs: 9000,
+                                thresholdMs: 2000, runLoopActivity: "beforeSources", pastFatalThreshold: true,
+                                stacks: [StackCount(frames: [Address(0x1000)], count: 3)], hotStack: [Address(0x1000)],
+                                sampleCount: 3)
+        let dead = UUID()
+        let file = HangMarkerFile(directory: directory.url)
+        #expect(file.write(HangMarkerFile.Record(session: dead, marker: marker, images: [], context: EventContext())))
+
+        var monitoring = VigilConfiguration()
+        monitoring.enabledModules = [.hang]
+        #expect(Vigil.start(VigilSetup(app: AppInfo(id: "dev.vigil.fatal", version: "1", build: "1"), monitoring: monitoring,
+                                       dataDirectory: directory.url)))
+        // Start returned: the marker was turned into an event, stored and synced, then removed.
+        #expect(file.leftover() == nil)
+        let statistics = try #require(Vigil.deliveryStatistics())
+        Vigil.stop()
+        #expect(statistics.store.written >= 1)
+        #expect(statistics.store.syncs >= 1)
+
+        let store = EventStore(directory: directory.file("events"))
+        defer { store.close() }
+        let records = store.nextBatch(maxEvents: 100, maxBytes: 1 << 20)
+        let fatal = try records.map { (try EventJSON.decode($0.payload), $0.priority) }
+            .filter { if case .hang(let hang) = $0.0.payload { return hang.kind == .fatal } else { return false } }
+        #expect(fatal.count == 1)
+        #expect(fatal.first?.0.session == dead)
+        #expect(fatal.first?.1 == .critical)
     }
 }
