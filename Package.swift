@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "Vigil", targets: ["Vigil"]),
         .library(name: "VigilCore", targets: ["VigilCore"]),
         .library(name: "VigilLaunch", targets: ["VigilLaunch"]),
+        .library(name: "VigilStore", targets: ["VigilStore"]),
+        .library(name: "VigilTransport", targets: ["VigilTransport"]),
         .library(name: "VigilBLE", targets: ["VigilBLE"]),
         .library(name: "VigilBLESimulation", targets: ["VigilBLESimulation"]),
         .library(name: "VigilSymbols", targets: ["VigilSymbols"]),

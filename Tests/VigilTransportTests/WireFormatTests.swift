@@ -52,3 +52,19 @@ struct WireFormatTests {
         }
     }
 }
+
+@Suite("Retry-After values")
+struct RetryAfterTests {
+    @Test("seconds and IMF-fixdate HTTP dates are read; anything else is nil",
+          arguments: [("120", 120.0), ("0", 0), ("1.5", 1.5), ("Thu, 01 Jan 2026 00:02:00 GMT", 120), ("Thu, 01 Jan 2026 00:00:00 GMT", 0),
+                      ("Wed, 31 Dec 2025 23:00:00 GMT", 0)])
+    func reads(text: String, expected: Double) {
+        #expect(RetryAfter.seconds(text, now: Date(timeIntervalSince1970: 1_767_225_600)) == expected)
+    }
+
+    @Test("malformed values are nil", arguments: ["", "soon", "-3", "1e3", "Thu, 01 Jan 2026 00:02:00 UTC", "Thu, 32 Jan 2026 00:02:00 GMT",
+                                                   "Thu, 01 Foo 2026 00:02:00 GMT", "Thu, 01 Jan 2026 24:00:00 GMT", String(repeating: "9", count: 100)])
+    func rejects(text: String) {
+        #expect(RetryAfter.seconds(text, now: Date()) == nil)
+    }
+}
