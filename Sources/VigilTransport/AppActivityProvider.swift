@@ -14,6 +14,7 @@ public protocol AppActivityProvider: Sendable {
 
 /// A process that is always in the foreground: command-line tools, servers, Linux.
 public struct ForegroundActivityProvider: AppActivityProvider {
+    /// The provider for a process that never goes to the background.
     public init() {}
     public var isInBackground: Bool { false }
     public var backgroundUploadsAvailable: Bool { false }

@@ -11,6 +11,7 @@ public struct BackoffSchedule: Sendable, Hashable {
     /// Jitter as a fraction of the delay (0.2 = ±20%).
     public var jitterFraction: Double
 
+    /// A schedule with explicit values (seconds; jitter as a fraction).
     public init(baseSeconds: Double, capSeconds: Double, jitterFraction: Double) {
         self.baseSeconds = baseSeconds
         self.capSeconds = capSeconds

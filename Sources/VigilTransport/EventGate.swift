@@ -9,6 +9,7 @@ import VigilCore
 public final class EventGate: EventSink, @unchecked Sendable {
     /// Events the gate let through or stopped, by cause.
     public struct Statistics: Sendable, Hashable {
+        /// Events handed on to the downstream sink.
         public var passed = 0
         /// Stopped by the global kill switch.
         public var droppedDisabled = 0

@@ -27,6 +27,7 @@ public final class EventUploader: @unchecked Sendable {
         /// The project's ingest key.
         public var ingestKey: String
 
+        /// An endpoint at `baseURL` with the project's ingest key.
         public init(baseURL: URL, ingestKey: String) {
             self.baseURL = baseURL
             self.ingestKey = ingestKey

@@ -84,6 +84,7 @@ public struct GzipError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether decompression stopped at the caller's output limit.
     public var limitExceeded: Bool
 
+    /// An error for `operation` with zlib status `code`.
     public init(operation: String, code: Int32, limitExceeded: Bool = false) {
         self.operation = operation
         self.code = code

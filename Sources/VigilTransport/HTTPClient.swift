@@ -11,13 +11,16 @@ public protocol HTTPClient: Sendable {
 public struct HTTPRequest: Sendable, Hashable {
     /// `GET`, `POST`, ….
     public var method: String
+    /// The absolute URL.
     public var url: URL
     /// Header fields by name.
     public var headers: [String: String]
+    /// The request body, if any.
     public var body: Data?
     /// Give up after this many seconds without an answer.
     public var timeoutSeconds: Double
 
+    /// A request; `timeoutSeconds` bounds the wait for the answer.
     public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil, timeoutSeconds: Double = 60) {
         self.method = method
         self.url = url
@@ -33,6 +36,7 @@ public struct HTTPResponse: Sendable, Hashable {
     public var status: Int
     /// Header fields, names lowercased.
     public var headers: [String: String]
+    /// The response body (possibly empty).
     public var body: Data
 
     /// Makes a response; header names are lowercased.

@@ -12,6 +12,7 @@ public struct IngestResponse: Sendable, Hashable {
         /// Why, e.g. `payload.durationMs: expected Double`.
         public var reason: String
 
+        /// A rejection of the event at `index` (and/or with `id`).
         public init(index: Int?, id: String?, reason: String) {
             self.index = index
             self.id = id
@@ -24,6 +25,7 @@ public struct IngestResponse: Sendable, Hashable {
     /// Events that will never be accepted.
     public var rejected: [Rejection]
 
+    /// An answer with the given lists.
     public init(accepted: [String], rejected: [Rejection] = []) {
         self.accepted = accepted
         self.rejected = rejected

@@ -5,6 +5,7 @@ public struct NetworkPath: Sendable, Hashable {
     /// Whether traffic may cost the user (cellular, a hotspot, Low Data Mode).
     public var isMetered: Bool
 
+    /// A path with the given properties.
     public init(isAvailable: Bool, isMetered: Bool) {
         self.isAvailable = isAvailable
         self.isMetered = isMetered
@@ -25,6 +26,7 @@ public protocol NetworkPathProvider: Sendable {
 
 /// A network that is always there and never metered: Linux servers and desktops.
 public struct UnmeteredNetworkProvider: NetworkPathProvider {
+    /// The provider for a network that is always unmetered.
     public init() {}
     public var currentPath: NetworkPath { .unmetered }
     public func onChange(_ handler: @escaping @Sendable (NetworkPath) -> Void) {}

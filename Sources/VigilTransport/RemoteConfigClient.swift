@@ -22,7 +22,9 @@ public final class RemoteConfigClient: @unchecked Sendable {
 
     /// The configuration for this start, where it came from and what was wrong with it.
     public struct Loaded: Sendable {
+        /// The configuration to run with.
         public var configuration: RemoteConfig
+        /// Where it came from.
         public var source: Source
         /// Problems found (clamped values, or the error that sent it back to defaults).
         public var issues: [RemoteConfigError]
@@ -42,10 +44,15 @@ public final class RemoteConfigClient: @unchecked Sendable {
 
     /// Counters of the refreshes.
     public struct Statistics: Sendable, Hashable {
+        /// Requests sent.
         public var fetches = 0
+        /// New documents received and cached.
         public var updated = 0
+        /// `304` answers.
         public var notModified = 0
+        /// Documents refused as unreadable.
         public var invalid = 0
+        /// Refreshes without a usable answer (network errors, other statuses).
         public var failed = 0
         /// Cached documents that could not be read at start.
         public var unreadableCache = 0

@@ -16,8 +16,9 @@ public struct UploaderStatistics: Sendable, Hashable {
     public var unknownAcknowledgements = 0
     /// Failed attempts by cause.
     public var retries: [UploadDisposition.RetryCause: Int] = [:]
-    /// Batches dropped on `400`/`415`, and the events in them.
+    /// Batches dropped on `400`/`415`.
     public var droppedBatches = 0
+    /// Events in those batches.
     public var droppedEvents = 0
     /// Single events dropped because even alone they were too large (`413`).
     public var droppedTooLarge = 0
@@ -31,8 +32,9 @@ public struct UploaderStatistics: Sendable, Hashable {
     public var heldForMeteredNetwork = 0
     /// Times the uploader stopped because the app went to the background.
     public var pausedInBackground = 0
-    /// Uncompressed and compressed bytes of the request bodies sent.
+    /// Uncompressed bytes of the request bodies sent.
     public var bodyBytes = 0
+    /// Bytes actually sent (gzip).
     public var compressedBytes = 0
     /// Delays the uploader waited after failures, in seconds (the last 64).
     public var recentDelays: [Double] = []
