@@ -92,6 +92,7 @@ let package = Package(
         .testTarget(name: "VigilTransportTests", dependencies: [
             "VigilTransport", "VigilStore", "VigilCore", "VigilTestSupport",
         ]),
+        .testTarget(name: "VigilLaunchTests", dependencies: ["VigilLaunch", "VigilCore", "VigilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

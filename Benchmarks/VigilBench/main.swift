@@ -6,6 +6,7 @@ import VigilCommandLine
 let commands: [any Command.Type] = [
     MonitoringBenchmark.self,
     StoreBenchmark.self,
+    LaunchBenchmark.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil-bench", commands: commands))

@@ -257,8 +257,7 @@ public final class EventUploader: @unchecked Sendable {
                 retry(batch, cause: .nothingAcknowledged, serverDelay: nil, countsAsTry: true)
                 return
             }
-            store.acknowledge(resolution.delete)
-            store.release(resolution.keep)
+            // Counters first: whoever sees the store empty also sees them final.
             count {
                 $0.acknowledgedRequests += 1
                 $0.eventsAccepted += resolution.accepted
@@ -270,19 +269,21 @@ public final class EventUploader: @unchecked Sendable {
                     $0.rejectionReasons[key, default: 0] += 1
                 }
             }
+            store.acknowledge(resolution.delete)
+            store.release(resolution.keep)
             consecutiveFailures = 0
             finish(batch, nextAfter: 0)
         case .drop:
-            store.acknowledge(batch.records.map(\.handle))
             count {
                 $0.droppedBatches += 1
                 $0.droppedEvents += batch.records.count
             }
+            store.acknowledge(batch.records.map(\.handle))
             finish(batch, nextAfter: 0)
         case .split:
             if batch.records.count == 1 {
-                store.acknowledge(batch.records.map(\.handle))
                 count { $0.droppedTooLarge += 1 }
+                store.acknowledge(batch.records.map(\.handle))
             } else {
                 splitLimit = max(1, batch.records.count / 2)
                 store.release(batch.records.map(\.handle))
