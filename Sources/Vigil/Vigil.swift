@@ -16,24 +16,32 @@ import VigilRuntime
 /// clock and hands over to the SDK's background queue.
 public enum Vigil {
     /// Starts monitoring: hangs (run-loop observer, watchdog, main-thread sampling), frames,
-    /// launch and resources, as `setup.monitoring` enables them, writing events to `setup.sink`.
+    /// launch and resources, as `setup.monitoring` enables them, writing events to `setup.sink`,
+    /// or by default to the durable store in `setup.dataDirectory/events`, uploaded to
+    /// `setup.serverURL` when one is given.
     ///
     /// Call on the main thread (the main-thread sampler is created there; from another thread
     /// it is created on the main queue's next turn). Returns false when the SDK is already
-    /// running or the default event file cannot be opened.
+    /// running.
     @discardableResult
     public static func start(_ setup: VigilSetup) -> Bool {
         let instant = setup.clock.monotonicNow()
         return SessionSlot.shared.startIfIdle {
+            var setup = setup
             let sink: any EventSink
+            var delivery: EventDelivery?
             if let given = setup.sink {
                 sink = given
             } else {
-                guard let file = try? JSONLinesFileSink(url: setup.dataDirectory.appendingPathComponent("events.jsonl"))
-                else { return nil }
-                sink = file
+                // The durable store (and, with a server, the uploader); the remote
+                // configuration cached by the last run decides modules and threshold now.
+                let made = EventDelivery(setup: setup)
+                setup.monitoring = made.startConfiguration.applied(to: setup.monitoring)
+                sink = made.sink
+                delivery = made
             }
             let session = MonitoringSession(setup: setup, sink: sink)
+            delivery?.start()
             session.start(at: instant)
             return session
         }
@@ -44,6 +52,7 @@ public enum Vigil {
     /// orderly shutdown, tools and tests; an app normally never calls it.
     public static func stop() {
         SessionSlot.shared.take()?.stop()
+        EventDelivery.stopCurrent()
     }
 
     /// Whether the SDK is running.
