@@ -107,7 +107,7 @@ public final class SimulatedTransport: BLETransport {
         slot.connectRequested = true
         let advertisingDelay = Double.random(in: 0..<parameters.advertisingIntervalMs, using: &random)
         let start = max(scheduler.now, slot.advertisingFrom).advanced(byMilliseconds: advertisingDelay + 1.25)
-        slot.pendingConnect = scheduler.schedule(at: start, label: "sim: connection setup \(peer)") { [weak self, weak slot] in
+        slot.pendingConnect = scheduler.schedule(at: start, label: "sim: connection setup") { [weak self, weak slot] in
             guard let self, let slot else { return }
             slot.pendingConnect = nil
             slot.connectRequested = false
@@ -243,7 +243,7 @@ public final class SimulatedTransport: BLETransport {
         let delay = Double.random(in: 0..<parameters.advertisingIntervalMs, using: &random)
         let at = max(scheduler.now, slot.advertisingFrom).advanced(byMilliseconds: delay)
         let generation = scan.generation
-        scheduler.schedule(at: at, label: "sim: advertisement \(device.identifier)") { [weak self, weak slot] in
+        scheduler.schedule(at: at, label: "sim: advertisement") { [weak self, weak slot] in
             guard let self, let slot, self.scan?.generation == generation, slot.link == nil, self.isPoweredOn else { return }
             let advertisement = Advertisement(peer: device.identifier, name: device.advertisedName, services: device.advertisedServices,
                                               rssi: device.rssi + Int.random(in: -4...4, using: &self.random))

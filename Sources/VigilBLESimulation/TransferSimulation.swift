@@ -60,6 +60,8 @@ public struct TransferSimulation: Sendable {
         public var peerPeakHeldBytes: Int
         /// Bad input the peer refused.
         public var peerRejections: [TransferReceiverError]
+        /// Scheduler tasks the run executed (its cost in simulation steps).
+        public var executedTasks: Int
 
         /// Goodput (bytes/s), zero on failure.
         public var goodputBytesPerSecond: Double {
@@ -138,7 +140,8 @@ public struct TransferSimulation: Sendable {
         return Outcome(result: result, byteExact: peer.received == payload, boundBytesPerSecond: bound.bytesPerSecond,
                        connectionStateAtEnd: stateAtEnd, statistics: transport.statistics, spans: recorder.spans,
                        virtualSeconds: virtualSeconds, realSeconds: realSeconds, leftoverTasks: scheduler.pendingTaskLabels,
-                       peerPeakHeldBytes: peer.peakHeldBytes, peerRejections: peer.rejections)
+                       peerPeakHeldBytes: peer.peakHeldBytes, peerRejections: peer.rejections,
+                       executedTasks: scheduler.executedTaskCount)
     }
 
     private func defaultTimeLimitMs(bound: StreamingBound) -> Double {

@@ -129,8 +129,9 @@ public final class BLEConnection {
         attemptSpan = nil
         waitingForPower = false
         target = nil
-        operations.failAll(.cancelled)
+        // State first: completions of the failed requests must see a link that is not ready.
         setState(.idle)
+        operations.failAll(.cancelled)
     }
 
     /// Queues a Write Request; `completion` runs when the peer answered (or with the error).
@@ -338,8 +339,10 @@ public final class BLEConnection {
         }
         attemptSpan?["ble.result"] = .string(error.description)
         attemptSpan?.end(status: .error, message: error.description)
-        operations.failAll(error)
+        // Leave the attempt's state before failing its requests, so their completions (which
+        // check the state) cannot fail the attempt a second time.
         scheduleRetry(after: attempt, error: error)
+        operations.failAll(error)
     }
 
     private func scheduleRetry(after attempt: Int, error: ConnectionError) {
@@ -363,7 +366,7 @@ public final class BLEConnection {
         counters.lastDisconnect = reason
         let error: ConnectionError = reason == .poweredOff ? .poweredOff : .disconnected(reason)
         counters.lastError = error
-        operations.failAll(error)
+        defer { operations.failAll(error) }  // after the state change: see attemptFailed
         guard configuration.reconnectAutomatically, target != nil else {
             setState(.idle)
             return

@@ -100,7 +100,7 @@ final class GATTOperationQueue {
             head = 0
         }
         current = entry
-        timer = scheduler.schedule(afterMilliseconds: timeoutMs, label: "gatt timeout: \(entry.operation)") { [weak self] in
+        timer = scheduler.schedule(afterMilliseconds: timeoutMs, label: "gatt request timeout") { [weak self] in
             self?.fireTimeout()
         }
         issue(entry.operation)
