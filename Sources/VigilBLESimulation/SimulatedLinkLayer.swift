@@ -44,6 +44,9 @@ final class SimulatedLinkLayer {
         }
     }
 
+    // Per-packet closures capture the link strongly: they are short-lived (run once, or dropped
+    // with the queues at tear-down), and weak captures would put every link on the slow,
+    // side-table reference-counting path.
     unowned let transport: SimulatedTransport
     unowned let slot: SimulatedTransport.PeripheralSlot
     let origin: MonotonicInstant
@@ -85,18 +88,17 @@ final class SimulatedLinkLayer {
     func writeCommand(_ value: [UInt8], characteristic: BLEUUID) {
         bufferedWriteCommands += 1
         if bufferedWriteCommands >= transport.parameters.writeBufferCapacity { readyOwed = true }
-        enqueue(fromCentral: true, bytes: 3 + value.count, isWriteCommand: true) { [weak self] time in
-            self?.valueArrived(value, characteristic: characteristic, withResponse: false, at: time)
+        enqueue(fromCentral: true, bytes: 3 + value.count, isWriteCommand: true) { time in
+            self.valueArrived(value, characteristic: characteristic, withResponse: false, at: time)
         }
     }
 
     func writeRequest(_ value: [UInt8], characteristic: BLEUUID) {
         let peer = self.peer
         if value.count <= transport.parameters.link.maxWriteValueLength {
-            enqueue(fromCentral: true, bytes: 3 + value.count, isWriteCommand: false) { [weak self] time in
-                guard let self else { return }
-                self.answer(at: time, bytes: 1) { [weak self] in
-                    self?.transport.emitNow(.wrote(peer, characteristic, .success(())))
+            enqueue(fromCentral: true, bytes: 3 + value.count, isWriteCommand: false) { time in
+                self.answer(at: time, bytes: 1) {
+                    self.transport.emitNow(.wrote(peer, characteristic, .success(())))
                 }
                 self.valueArrived(value, characteristic: characteristic, withResponse: true, at: time)
             }
@@ -111,14 +113,13 @@ final class SimulatedLinkLayer {
         let peer = self.peer
         if offset < value.count {
             let part = min(partSize, value.count - offset)
-            exchange(request: 5 + part, response: 5 + part, atPeripheral: { true }) { [weak self] in
-                self?.longWrite(value, characteristic: characteristic, offset: offset + part)
+            exchange(request: 5 + part, response: 5 + part, atPeripheral: { true }) {
+                self.longWrite(value, characteristic: characteristic, offset: offset + part)
             }
         } else {
-            enqueue(fromCentral: true, bytes: 2, isWriteCommand: false) { [weak self] time in
-                guard let self else { return }
-                self.answer(at: time, bytes: 1) { [weak self] in
-                    self?.transport.emitNow(.wrote(peer, characteristic, .success(())))
+            enqueue(fromCentral: true, bytes: 2, isWriteCommand: false) { time in
+                self.answer(at: time, bytes: 1) {
+                    self.transport.emitNow(.wrote(peer, characteristic, .success(())))
                 }
                 self.valueArrived(value, characteristic: characteristic, withResponse: true, at: time)
             }
@@ -128,24 +129,23 @@ final class SimulatedLinkLayer {
     func subscribe(_ characteristic: BLEUUID, enabled: Bool) {
         let peer = self.peer
         var answer = SubscriptionAnswer.confirm
-        exchange(request: 5, response: 1, atPeripheral: { [weak self] in
-            guard let self else { return false }
+        exchange(request: 5, response: 1, atPeripheral: {
             answer = self.slot.device.subscriptionChanged(characteristic, enabled: enabled)
             if answer == .confirm {
                 if enabled { self.subscribed.insert(characteristic) } else { self.subscribed.remove(characteristic) }
             }
             return answer != .ignore
-        }) { [weak self] in
+        }) {
             let result: Result<Bool, TransportFailure> = answer == .confirm
                 ? .success(enabled) : .failure(TransportFailure(code: 0x03, "write not permitted"))
-            self?.transport.emitNow(.notificationStateChanged(peer, characteristic, result))
+            self.transport.emitNow(.notificationStateChanged(peer, characteristic, result))
         }
     }
 
     func exchanges(_ count: Int, request: Int, response: Int, done: @escaping () -> Void) {
         guard count > 0 else { return done() }
-        exchange(request: request, response: response, atPeripheral: { true }) { [weak self] in
-            self?.exchanges(count - 1, request: request, response: response, done: done)
+        exchange(request: request, response: response, atPeripheral: { true }) {
+            self.exchanges(count - 1, request: request, response: response, done: done)
         }
     }
 
@@ -153,14 +153,12 @@ final class SimulatedLinkLayer {
     /// queuing) and the peer's response (`atPeripheral` returns whether
     /// the peer answers at all).
     private func exchange(request: Int, response: Int, atPeripheral: @escaping () -> Bool, atCentral: @escaping () -> Void) {
-        enqueue(fromCentral: true, bytes: request, isWriteCommand: false) { [weak self] time in
-            guard let self else { return }
-            self.scheduler.schedule(at: MonotonicInstant(nanoseconds: time.nanoseconds + self.peripheralLatency), label: "sim: peer handles request") { [weak self] in
-                guard let self, self.isUp, atPeripheral() else { return }
-                self.enqueue(fromCentral: false, bytes: response, isWriteCommand: false) { [weak self] time in
-                    guard let self else { return }
-                    self.scheduler.schedule(at: MonotonicInstant(nanoseconds: time.nanoseconds + self.centralLatency), label: "sim: phone handles response") { [weak self] in
-                        guard let self, self.isCurrent else { return }
+        enqueue(fromCentral: true, bytes: request, isWriteCommand: false) { time in
+            self.scheduler.schedule(at: MonotonicInstant(nanoseconds: time.nanoseconds + self.peripheralLatency), label: "sim: peer handles request") {
+                guard self.isUp, atPeripheral() else { return }
+                self.enqueue(fromCentral: false, bytes: response, isWriteCommand: false) { time in
+                    self.scheduler.schedule(at: MonotonicInstant(nanoseconds: time.nanoseconds + self.centralLatency), label: "sim: phone handles response") {
+                        guard self.isCurrent else { return }
                         atCentral()
                     }
                 }
@@ -170,12 +168,11 @@ final class SimulatedLinkLayer {
 
     /// The peer's ATT layer answers a PDU that reached it at `time`.
     private func answer(at time: MonotonicInstant, bytes: Int, atCentral: @escaping () -> Void) {
-        scheduler.schedule(at: MonotonicInstant(nanoseconds: time.nanoseconds + peripheralLatency), label: "sim: peer answers") { [weak self] in
-            guard let self, self.isUp else { return }
-            self.enqueue(fromCentral: false, bytes: bytes, isWriteCommand: false) { [weak self] time in
-                guard let self else { return }
-                self.scheduler.schedule(at: MonotonicInstant(nanoseconds: time.nanoseconds + self.centralLatency), label: "sim: phone gets answer") { [weak self] in
-                    guard let self, self.isCurrent else { return }
+        scheduler.schedule(at: MonotonicInstant(nanoseconds: time.nanoseconds + peripheralLatency), label: "sim: peer answers") {
+            guard self.isUp else { return }
+            self.enqueue(fromCentral: false, bytes: bytes, isWriteCommand: false) { time in
+                self.scheduler.schedule(at: MonotonicInstant(nanoseconds: time.nanoseconds + self.centralLatency), label: "sim: phone gets answer") {
+                    guard self.isCurrent else { return }
                     atCentral()
                 }
             }
@@ -186,14 +183,13 @@ final class SimulatedLinkLayer {
         valuesToPeripheral += 1
         let hostTime = time.nanoseconds + peripheralLatency
         for delivery in transport.applyFaults(value, toward: .toPeripheral) {
-            scheduler.schedule(at: MonotonicInstant(nanoseconds: hostTime + delivery.extraNanoseconds), label: "sim: peer gets value") { [weak self] in
-                guard let self, self.isUp else { return }
+            scheduler.schedule(at: MonotonicInstant(nanoseconds: hostTime + delivery.extraNanoseconds), label: "sim: peer gets value") {
+                guard self.isUp else { return }
                 self.slot.device.didReceiveWrite(delivery.bytes, characteristic: characteristic, withResponse: withResponse)
             }
         }
         if let fault = disconnectFault, case .afterValuesToPeripheral(let count) = fault.moment, valuesToPeripheral == count {
-            scheduler.schedule(at: MonotonicInstant(nanoseconds: hostTime), label: "sim: disconnect fault") { [weak self] in
-                guard let self else { return }
+            scheduler.schedule(at: MonotonicInstant(nanoseconds: hostTime), label: "sim: disconnect fault") {
                 self.transport.dropLink(self.slot, link: self, fault: fault)
             }
         }
@@ -205,12 +201,11 @@ final class SimulatedLinkLayer {
             return false
         }
         let peer = self.peer
-        enqueue(fromCentral: false, bytes: 3 + value.count, isWriteCommand: false) { [weak self] time in
-            guard let self else { return }
+        enqueue(fromCentral: false, bytes: 3 + value.count, isWriteCommand: false) { time in
             for delivery in self.transport.applyFaults(value, toward: .toCentral) {
                 let at = MonotonicInstant(nanoseconds: time.nanoseconds + self.centralLatency + delivery.extraNanoseconds)
-                self.scheduler.schedule(at: at, label: "sim: phone gets notification") { [weak self] in
-                    guard let self, self.isCurrent else { return }
+                self.scheduler.schedule(at: at, label: "sim: phone gets notification") {
+                    guard self.isCurrent else { return }
                     self.transport.emitNow(.valueReceived(peer, characteristic, delivery.bytes))
                 }
             }
@@ -248,8 +243,8 @@ final class SimulatedLinkLayer {
         let earliest = max(eligible, notBefore).nanoseconds
         let since = earliest > origin.nanoseconds ? earliest - origin.nanoseconds : 0
         let anchor = MonotonicInstant(nanoseconds: origin.nanoseconds + (since + interval - 1) / interval * interval)
-        event = scheduler.schedule(at: anchor, label: "sim: connection event") { [weak self] in
-            self?.runEvent(at: anchor)
+        event = scheduler.schedule(at: anchor, label: "sim: connection event") {
+            self.runEvent(at: anchor)
         }
     }
 
@@ -296,8 +291,8 @@ final class SimulatedLinkLayer {
             readyOwed = false
             let peer = self.peer
             let at = MonotonicInstant(nanoseconds: anchor.nanoseconds + UInt64(elapsed * 1000) + centralLatency)
-            scheduler.schedule(at: at, label: "sim: write buffer ready") { [weak self] in
-                guard let self, self.isCurrent, self.isUp else { return }
+            scheduler.schedule(at: at, label: "sim: write buffer ready") {
+                guard self.isCurrent, self.isUp else { return }
                 self.transport.emitNow(.readyToSendWriteWithoutResponse(peer))
             }
         }

@@ -54,6 +54,9 @@ public struct TransferSimulation: Sendable {
         public var virtualSeconds: Double
         /// Real time the whole run took (s).
         public var realSeconds: Double
+        /// CPU time the whole run took on its thread (s): what the run costs, whatever else
+        /// the machine is doing.
+        public var cpuSeconds: Double
         /// Tasks left on the scheduler after the closing disconnect (should be none).
         public var leftoverTasks: [String]
         /// Most out-of-order bytes the peer held.
@@ -85,6 +88,7 @@ public struct TransferSimulation: Sendable {
     /// Runs the transfer; `timeLimitMs` bounds virtual time (a run never hangs).
     public func run(timeLimitMs: Double? = nil) -> Outcome {
         let realStart = DispatchTime.now().uptimeNanoseconds
+        let cpuStart = Self.threadCPUSeconds()
         let scheduler = VirtualTimeScheduler()
         let transport = SimulatedTransport(scheduler: scheduler, parameters: parameters, faults: faults, seed: seed ^ 0x5EED)
         let peer = TransferPeerPeripheral(configuration: receiver)
@@ -137,11 +141,19 @@ public struct TransferSimulation: Sendable {
         connection.disconnect()
         scheduler.runUntilIdle(timeLimitMs: 120_000)
         let realSeconds = Double(DispatchTime.now().uptimeNanoseconds - realStart) / 1e9
+        let cpuSeconds = Self.threadCPUSeconds() - cpuStart
         return Outcome(result: result, byteExact: peer.received == payload, boundBytesPerSecond: bound.bytesPerSecond,
                        connectionStateAtEnd: stateAtEnd, statistics: transport.statistics, spans: recorder.spans,
-                       virtualSeconds: virtualSeconds, realSeconds: realSeconds, leftoverTasks: scheduler.pendingTaskLabels,
+                       virtualSeconds: virtualSeconds, realSeconds: realSeconds, cpuSeconds: cpuSeconds,
+                       leftoverTasks: scheduler.pendingTaskLabels,
                        peerPeakHeldBytes: peer.peakHeldBytes, peerRejections: peer.rejections,
                        executedTasks: scheduler.executedTaskCount)
+    }
+
+    private static func threadCPUSeconds() -> Double {
+        var spec = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec) == 0 else { return 0 }
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     private func defaultTimeLimitMs(bound: StreamingBound) -> Double {

@@ -29,15 +29,16 @@ struct TransferTests {
         #expect(window.goodputBytesPerSecond / stopAndWait.goodputBytesPerSecond > 9.5)
     }
 
-    @Test("a 10 MB window transfer simulates in well under a second of real time (release build) and is byte-exact")
+    @Test("a 10 MB window transfer (over two minutes of virtual time) costs well under a second of CPU in a release build, and is byte-exact")
     func tenMegabytesFast() {
         let outcome = TransferSimulation(parameters: Self.bestCase, bytes: 10_000_000, seed: 5).run()
         #expect(outcome.verified)
-        #expect(outcome.virtualSeconds > 100)
-        #if !DEBUG
-        #expect(outcome.realSeconds < 1.0)
+        #expect(outcome.virtualSeconds > 120)
+        // CPU, not wall time: the shared machine may be busy. Debug builds are ~10× slower.
+        #if DEBUG
+        #expect(outcome.cpuSeconds < 15)
         #else
-        #expect(outcome.realSeconds < 30)
+        #expect(outcome.cpuSeconds < 1.0)
         #endif
     }
 
