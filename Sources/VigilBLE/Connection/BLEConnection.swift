@@ -285,7 +285,7 @@ public final class BLEConnection {
             case .success(let outcome):
                 guard case .discovered(let found) = outcome else { return }
                 let missing = profile.characteristics.filter { !found.contains($0) }
-                guard missing.isEmpty else { return self.abandonLink(peer, .missingCharacteristics(peer, missing)) }
+                guard missing.isEmpty else { return self.attemptFailed(.missingCharacteristics(peer, missing)) }
                 self.phaseSpan?["ble.characteristics"] = .int(Int64(found.count))
                 self.enableNotifications(profile.notifying[...], peer: peer, attempt: attempt)
             }
@@ -300,7 +300,7 @@ public final class BLEConnection {
             case .failure(let error): self.attemptFailed(error)
             case .success(.notifications(true)): self.enableNotifications(remaining.dropFirst(), peer: peer, attempt: attempt)
             case .success:
-                self.abandonLink(peer, .notificationsRefused(characteristic, TransportFailure("peer left notifications off")))
+                self.attemptFailed(.notificationsRefused(characteristic, TransportFailure("peer left notifications off")))
             }
         }
     }
@@ -378,12 +378,6 @@ public final class BLEConnection {
             self.beginAttempt(attempt)
         }
         setState(.reconnecting(attempt: 1, retryAt: retryAt))
-    }
-
-    /// Drops the link because the peer is unusable (missing characteristics, refused
-    /// notifications), then fails the attempt.
-    private func abandonLink(_ peer: PeerIdentifier, _ error: ConnectionError) {
-        attemptFailed(error)
     }
 
     private func operationTimedOut(_ operation: GATTOperationQueue.Operation) {

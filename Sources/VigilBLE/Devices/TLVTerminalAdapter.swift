@@ -1,11 +1,18 @@
 /// Tags of the TLV terminal family.
 public enum TLVTerminalTag {
+    /// Envelope: the command (u8), the status of a response (u8), the request's sequence number (u8).
     public static let command: UInt8 = 0x01, status: UInt8 = 0x02, sequence: UInt8 = 0x03
+    /// Identity: model and firmware (UTF-8), serial number (UTF-8), trace number (u32).
     public static let model: UInt8 = 0x10, firmware: UInt8 = 0x11, serial: UInt8 = 0x12, traceNumber: UInt8 = 0x13
+    /// Transaction request: amount (u64), currency (u16), kind (u8), card timeout in seconds (u8).
     public static let amount: UInt8 = 0x20, currency: UInt8 = 0x21, kind: UInt8 = 0x22, timeout: UInt8 = 0x23
+    /// Keys: PIN, MAC and data keys (16 bytes each) and the 12 bytes of check values.
     public static let pinKey: UInt8 = 0x30, macKey: UInt8 = 0x31, dataKey: UInt8 = 0x32, checkValues: UInt8 = 0x33
+    /// EMV IC parameters as the server sent them.
     public static let icParameters: UInt8 = 0x40
+    /// Card read: entry mode (u8), masked PAN (UTF-8), IC data (BER-TLV).
     public static let entryMode: UInt8 = 0x50, maskedPAN: UInt8 = 0x51, icData: UInt8 = 0x52
+    /// Second authorization: the issuer's response, the card's approval (u8), script results.
     public static let issuerResponse: UInt8 = 0x60, approved: UInt8 = 0x61, scriptResults: UInt8 = 0x62
 }
 
