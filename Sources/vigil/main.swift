@@ -4,6 +4,8 @@ import VigilCommandLine
 /// Every `vigil` subcommand, in the order `vigil help` lists them.
 let commands: [any Command.Type] = [
     VersionCommand.self,
+    LaunchCommand.self,
+    BLECommand.self,
     SymbolicateCommand.self,
     SymCacheCommand.self,
     SymbolsInfoCommand.self,
