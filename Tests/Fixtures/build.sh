@@ -7,6 +7,7 @@
 #
 #   macho/app-arm64-O0, app-arm64-O2     arm64 iOS 15 executables + .dSYM (DWARF 4)
 #   macho/app-x86_64-O2                  x86_64 macOS executable + .dSYM (the second fat slice)
+#   macho/app-arm64-O0-dwarf5            arm64 iOS executable + .dSYM with DWARF 5 units
 #   macho/app-fat, app-fat.dSYM          universal arm64 + x86_64 executable and its dSYM
 #   macho/libshapes-arm64.dylib(.dSYM)   an arm64 iOS dylib (MH_DYLIB) and its dSYM
 #   elf/c-dwarf5-O0, c-dwarf5-O2         x86_64 ELF, DWARF 5 (rnglists, addrx, strx, line_str)
@@ -50,9 +51,9 @@ compile() { # compile OUTDIR TARGET FLAGS... : every source into OUTDIR/*.o
   done
 }
 
-macho() { # macho NAME ARCH TARGET PLATFORM OPT
-  local name="$1" arch="$2" target="$3" platform="$4" opt="$5"
-  compile "$work/$name" "$target" "$opt" -gdwarf-4
+macho() { # macho NAME ARCH TARGET PLATFORM OPT [DWARF]
+  local name="$1" arch="$2" target="$3" platform="$4" opt="$5" dwarf="${6:-4}"
+  compile "$work/$name" "$target" "$opt" "-gdwarf-$dwarf"
   ld64.lld-15 -arch "$arch" -platform_version "$platform" 15.0 15.0 -e _main \
     "$work/$name"/*.o -o "$work/$name/$name"
   cp "$work/$name/$name" "$here/macho/$name"
@@ -64,6 +65,9 @@ echo "fixtures: Mach-O"
 macho app-arm64-O0 arm64 arm64-apple-ios15.0 ios -O0
 macho app-arm64-O2 arm64 arm64-apple-ios15.0 ios -O2
 macho app-x86_64-O2 x86_64 x86_64-apple-macos15.0 macos -O2
+# DWARF 5 as dsymutil-15 links it (it cannot link DWARF 5 range lists, so -O0 only; it also
+# rewrites strx/addrx forms): a dSYM whose units declare DWARF 5 with Apple's section names.
+macho app-arm64-O0-dwarf5 arm64 arm64-apple-ios15.0 ios -O0 5 2>/dev/null
 
 rm -rf "$here/macho/app-fat" "$here/macho/app-fat.dSYM"
 llvm-lipo-15 -create "$here/macho/app-arm64-O2" "$here/macho/app-x86_64-O2" -output "$here/macho/app-fat"

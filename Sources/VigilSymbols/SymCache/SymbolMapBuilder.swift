@@ -206,7 +206,8 @@ struct SymbolMapBuilder {
                 if let rowIndex = LineTable.row(for: point, rows: rows, sequences: sequences) {
                     let row = rows[rowIndex]
                     innermostFile = try fileIndex(&state, row.file, &self)
-                    innermostLine = row.line
+                    // llvm takes the row's line only when its file resolves.
+                    if innermostFile != 0 { innermostLine = row.line }
                 }
                 if let leaf = SubroutineMap.record(containing: point, in: state.intervals) {
                     var current = leaf
