@@ -160,6 +160,31 @@ struct BadInputTests {
         #expect(cache.lookup(vmAddress: 0x2004).first?.rawFunction == "good")
     }
 
+    @Test("thousands of DIEs sharing one huge range list cost a bounded amount of work")
+    func sharedRangeList() throws {
+        typealias B = DWARFBytes
+        var ranges: [UInt8] = []
+        for index in 0..<20_000 { ranges += B.u64(UInt64(index) * 16) + B.u64(UInt64(index) * 16 + 8) } // relative to the unit base
+        ranges += B.u64(0) + B.u64(0)
+        let abbreviations = B.abbreviation(1, tag: 0x11, children: true, [(0x11, 0x01), (0x12, 0x06)])
+            + B.abbreviation(2, tag: 0x2e, children: false, [(0x03, 0x08), (0x55, 0x17)]) + [0]
+        var dies = [1] + B.u64(0x10000) + B.u32(20_000 * 16)
+        for _ in 0..<3000 { dies += [2] + B.string("f") + B.u32(0) }
+        dies += [0]
+        var elf = SyntheticELF()
+        elf.add(".debug_abbrev", abbreviations)
+        elf.add(".debug_info", B.unit(dies))
+        elf.add(".debug_ranges", ranges)
+        let slice = try open(elf.bytes()).slice(arch: nil)
+        let started = Date()
+        let output = try SymCacheWriter().write(slice)
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(output.warnings.contains { $0.kind == .limitExceeded && $0.section?.name == ".debug_ranges" })
+        // What was decoded before the budget ran out still symbolicates.
+        let frames = try SymCache(data: output.data).lookup(vmAddress: 0x10004)
+        #expect(frames.first?.rawFunction == "f", "\(frames) \(output.warnings.prefix(3))")
+    }
+
     @Test("DIE nesting deeper than the limit is reported, not followed")
     func deepNesting() throws {
         typealias B = DWARFBytes

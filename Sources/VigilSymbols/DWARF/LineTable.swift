@@ -136,6 +136,10 @@ extension LineTable {
             throw reader.error(.truncated, "line table of \(length) bytes, \(reader.remaining) remain", at: Int(offset))
         }
         let end = reader.offset + Int(length)
+        info.lineBytesLeft -= end - Int(offset)
+        guard info.lineBytesLeft >= 0 else {
+            throw reader.error(.limitExceeded, "line tables overlap more than the section's size allows; this one is skipped", at: Int(offset))
+        }
         // Confine reads to this table.
         reader = ByteReader(UnsafeRawBufferPointer(rebasing: section.bytes[0..<end]), at: reader.offset, region: section.region)
         version = try reader.u16("line table version")
