@@ -120,9 +120,25 @@ extension SymCache {
         let count = relativeAddresses.count
         var locations = [Int](repeating: -1, count: count)
         // A tight loop of independent searches: their cache misses overlap.
+        // Page index entries first, then the range searches: each pass a tight loop of
+        // independent loads whose cache misses overlap.
+        var bounds = [(Int, Int)](repeating: (0, 0), count: count)
         for index in 0..<count where relativeAddresses[index] >= adjustment {
-            locations[index] = innermostLocation(relativeAddresses[index] - adjustment) ?? -1
+            bounds[index] = searchBounds(relativeAddresses[index] - adjustment)
         }
+        for index in 0..<count where relativeAddresses[index] >= adjustment {
+            let (low, high) = bounds[index]
+            locations[index] = innermostLocation(relativeAddresses[index] - adjustment, low: low, high: high) ?? -1
+        }
+        // Touch the location records, then their parents', in tight loops of independent loads
+        // so that the walks below find them in cache.
+        var touched: UInt64 = 0
+        for location in locations where location >= 0 { touched &+= UInt64(locationFields(location).parent) }
+        for location in locations where location >= 0 {
+            let parent = locationFields(location).parent
+            if parent > 0 { touched &+= UInt64(locationFields(parent - 1).parent) }
+        }
+        if touched == 0x5eed_5eed_5eed_5eed { counts.reserveCapacity(counts.count) } // keeps the loads
         for var location in locations {
             guard location >= 0 else {
                 counts.append(0)
