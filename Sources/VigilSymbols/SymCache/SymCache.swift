@@ -22,10 +22,13 @@ public final class SymCache: @unchecked Sendable {
     public let id: DebugIdentifier?
     /// The image's vmaddr the addresses are relative to (`__TEXT` vmaddr, lowest `PT_LOAD`).
     public let imageVMAddress: UInt64
-    /// How many address ranges, distinct locations, functions and files the cache holds.
+    /// How many address ranges the cache holds (spans with one answer each).
     public let rangeCount: Int
+    /// How many distinct locations (function, file, line, caller) the cache holds.
     public let locationCount: Int
+    /// How many functions the cache names (indexes for ``functionNames(at:)``).
     public let functionCount: Int
+    /// How many source files the cache names (indexes for ``filePath(at:)``).
     public let fileCount: Int
     /// The cache's size in bytes.
     public var byteCount: Int { storage.bytes.count }
