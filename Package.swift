@@ -72,7 +72,7 @@ let package = Package(
             "VigilCore", "VigilSymbols", "VigilReports", "VigilServer", "VigilLaunch",
             "VigilBLE", "VigilBLESimulation", "Vigil", "VigilCommandLine",
         ], path: "Sources/vigil"),
-        .executableTarget(name: "VigilSample", dependencies: ["Vigil", "VigilCore", "VigilLaunch", "VigilCommandLine"],
+        .executableTarget(name: "VigilSample", dependencies: ["Vigil", "VigilCore", "VigilRuntime", "VigilLaunch", "VigilCommandLine"],
                           path: "Sources/vigil-sample"),
         .executableTarget(name: "VigilBench", dependencies: [
             "VigilCore", "VigilRuntime", "CVigilRuntime", "VigilStore", "VigilTransport", "Vigil",
@@ -84,6 +84,8 @@ let package = Package(
         .target(name: "VigilTestSupport", dependencies: ["VigilCore"], path: "Tests/VigilTestSupport"),
         .testTarget(name: "VigilCoreTests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilCLITests", dependencies: ["VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilRuntimeTests", dependencies: ["VigilRuntime", "CVigilRuntime", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilTests", dependencies: ["Vigil", "VigilCore", "VigilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
