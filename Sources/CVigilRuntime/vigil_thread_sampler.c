@@ -46,6 +46,9 @@ struct vigil_sampler {
     _Atomic uint32_t state;
     _Atomic uint32_t requesting;
     _Atomic uint32_t in_handler;
+    // Set while the requester sleeps on the state futex, so that the handler makes the wake
+    // syscall (an inter-processor interrupt in a VM) only when someone is asleep.
+    _Atomic uint32_t requester_sleeping;
 
     _Atomic uint64_t requested;
     _Atomic uint64_t completed;
@@ -56,6 +59,7 @@ struct vigil_sampler {
     _Atomic uint64_t truncated;
     _Atomic uint64_t signals_sent;
     _Atomic uint64_t signals_delivered;
+    _Atomic uint64_t handler_nanoseconds;
 };
 
 static _Atomic(vigil_sampler *) vigil_sampler_registry[VIGIL_SAMPLER_REGISTRY_SIZE];
@@ -80,6 +84,7 @@ void vigil_sampler_get_counters(const vigil_sampler *sampler, vigil_sampler_coun
     counters->truncated = atomic_load(&s->truncated);
     counters->signals_sent = atomic_load(&s->signals_sent);
     counters->signals_delivered = atomic_load(&s->signals_delivered);
+    counters->handler_nanoseconds = atomic_load(&s->handler_nanoseconds);
 }
 
 #if defined(__linux__)
@@ -130,6 +135,7 @@ static void vigil_sampler_handle_signal(int signal_number, siginfo_t *info, void
     // signal delivered, only has to wait for in_handler to drop to zero.
     atomic_fetch_add(&sampler->in_handler, 1);
     atomic_fetch_add(&sampler->signals_delivered, 1);
+    uint64_t entered = vigil_monotonic_ns();
     uint32_t expected = VIGIL_SAMPLER_ARMED;
     if (pthread_equal(pthread_self(), sampler->target) &&
         atomic_compare_exchange_strong(&sampler->state, &expected, VIGIL_SAMPLER_WRITING)) {
@@ -138,10 +144,11 @@ static void vigil_sampler_handle_signal(int signal_number, siginfo_t *info, void
                                                    sampler->capacity, &reason);
         sampler->stop_reason = reason;
         atomic_store(&sampler->state, VIGIL_SAMPLER_DONE);
-        vigil_futex_wake(&sampler->state);
+        if (atomic_load(&sampler->requester_sleeping)) vigil_futex_wake(&sampler->state);
     } else {
         atomic_fetch_add(&sampler->late_deliveries, 1);
     }
+    atomic_fetch_add(&sampler->handler_nanoseconds, vigil_monotonic_ns() - entered);
     atomic_fetch_sub(&sampler->in_handler, 1);
 out:
     errno = saved_errno;
@@ -229,7 +236,12 @@ static uint32_t vigil_sampler_wait_while(vigil_sampler *sampler, uint32_t from, 
             vigil_cpu_relax();
             continue;
         }
+        // Announce the sleep before re-checking the state (both sequentially consistent): a
+        // handler that stores DONE after this sees the flag and wakes us, and one that stored
+        // it before makes the futex return at once because the word no longer equals `from`.
+        atomic_store(&sampler->requester_sleeping, 1);
         vigil_futex_wait(&sampler->state, from, deadline_ns - now);
+        atomic_store(&sampler->requester_sleeping, 0);
     }
 }
 

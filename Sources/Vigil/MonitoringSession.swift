@@ -206,6 +206,7 @@ final class MonitoringSession: @unchecked Sendable {
                 samplerUnavailable: samplerProblem, processFacts: facts.counters,
                 droppedActivities: observer?.dropped ?? 0, droppedFrames: frameRing?.dropped ?? 0,
                 eventsEmitted: eventsEmitted, eventsSanitized: eventsSanitized, ticks: ticks,
+                monitorThreadCPUSeconds: watchdog?.cpuSeconds ?? 0,
                 recentSampleLatenciesNanoseconds: ordered)
         }
     }

@@ -28,6 +28,9 @@ public struct VigilDiagnostics: Sendable, Hashable {
     public var eventsSanitized: Int
     /// Watchdog ticks processed.
     public var ticks: UInt64
+    /// CPU time of the watchdog thread, which runs the monitoring queue's ticks (detectors,
+    /// sampling requests, event encoding), in seconds.
+    public var monitorThreadCPUSeconds: Double
     /// Latencies of the most recent successful main-thread samples (at most 4096), in
     /// nanoseconds, oldest first.
     public var recentSampleLatenciesNanoseconds: [UInt64]

@@ -45,6 +45,9 @@ public struct ThreadSamplerCounters: Sendable, Hashable {
     /// Answers that arrived after their request had timed out.
     public var lateAnswers: UInt64 = 0
     public var truncated: UInt64 = 0
+    /// Time the sampled thread spent in the sampler's code (the signal handler on Linux; the
+    /// suspension on Apple platforms), in nanoseconds.
+    public var targetNanoseconds: UInt64 = 0
 
     public init() {}
 }

@@ -43,6 +43,7 @@ public final class WatchdogThread: @unchecked Sendable {
     private var running = false
     private var stopping = false
     private var wokenEarly = false
+    private var threadCPUSeconds = 0.0
     private let name: String
 
     /// A watchdog that calls `handler` on its thread (named `name` for debuggers and /proc)
@@ -92,6 +93,13 @@ public final class WatchdogThread: @unchecked Sendable {
         _ = exited.wait(timeout: .now() + timeout)
     }
 
+    /// CPU time the watchdog thread has used so far (its handler's work included), in seconds,
+    /// as of its last tick.
+    public var cpuSeconds: Double {
+        lock.lock(); defer { lock.unlock() }
+        return threadCPUSeconds
+    }
+
     /// Makes the thread tick now instead of at its deadline (the tick's `scheduled` is then
     /// the moment it woke, so an early tick never reads as late).
     public func wake() {
@@ -118,6 +126,7 @@ public final class WatchdogThread: @unchecked Sendable {
             }
             sequence += 1
             let requested = handler(WatchdogTick(scheduled: deadline, fired: fired, sequence: sequence))
+            recordThreadCPU()
             let interval = Int64(clamping: currentInterval())
             if let requested, requested > fired {
                 deadline = requested
@@ -136,6 +145,13 @@ public final class WatchdogThread: @unchecked Sendable {
     private func currentInterval() -> UInt64 {
         lock.lock(); defer { lock.unlock() }
         return intervalNanoseconds
+    }
+
+    private func recordThreadCPU() {
+        var now = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) == 0 else { return }
+        lock.lock(); defer { lock.unlock() }
+        threadCPUSeconds = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     private func takeEarlyWake() -> Bool {

@@ -69,6 +69,8 @@ enum WorkCommand: Command {
             "samples": diagnostics.map { Int($0.sampler.completed) } ?? 0,
             "sampleTimeouts": diagnostics.map { Int($0.sampler.timeouts) } ?? 0,
             "ticks": diagnostics.map { Int($0.ticks) } ?? 0,
+            "vigilThreadCPUSeconds": diagnostics?.monitorThreadCPUSeconds ?? 0,
+            "mainThreadInSamplerSeconds": diagnostics.map { Double($0.sampler.targetNanoseconds) / 1e9 } ?? 0,
         ]
         let data = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys])
         CommandDispatcher.writeStandardOutput(String(decoding: data, as: UTF8.self) + "\n")

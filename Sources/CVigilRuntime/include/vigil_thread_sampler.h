@@ -62,6 +62,9 @@ typedef struct vigil_sampler_counters {
     /// Signals sent, and signals that reached the handler.
     uint64_t signals_sent;
     uint64_t signals_delivered;
+    /// Time the target thread spent inside the handler (walk and bookkeeping, not the
+    /// kernel's signal delivery), summed over every handled signal, in nanoseconds.
+    uint64_t handler_nanoseconds;
 } vigil_sampler_counters;
 
 /// Creates a sampler for `target`, able to record `max_frames` addresses per sample.

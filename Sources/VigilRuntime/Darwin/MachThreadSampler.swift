@@ -71,6 +71,7 @@ public final class MachThreadSampler: ThreadSampler, @unchecked Sendable {
         }
         #endif
         thread_resume(thread)
+        totals.targetNanoseconds += DispatchTime.now().uptimeNanoseconds - started
         guard stateOK else {
             totals.deliveryFailures += 1
             return .failure(.unavailable("thread_get_state failed"))

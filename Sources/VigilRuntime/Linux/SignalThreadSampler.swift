@@ -86,6 +86,7 @@ public final class SignalThreadSampler: ThreadSampler, @unchecked Sendable {
         counters.coalesced = raw.coalesced
         counters.lateAnswers = raw.late_deliveries
         counters.truncated = raw.truncated
+        counters.targetNanoseconds = raw.handler_nanoseconds
         return counters
     }
 }
