@@ -34,6 +34,9 @@ public enum Vigil {
                 sink = file
             }
             let session = MonitoringSession(setup: setup, sink: sink)
+            // Crash capture first: it recovers earlier runs' reports (folding the hang marker of
+            // a session that crashed into its crash event) before the session reports markers.
+            CrashCapture.shared.start(setup: setup, sink: sink, session: session.session)
             session.start(at: instant)
             return session
         }
@@ -44,6 +47,7 @@ public enum Vigil {
     /// orderly shutdown, tools and tests; an app normally never calls it.
     public static func stop() {
         SessionSlot.shared.take()?.stop()
+        CrashCapture.shared.stop()
     }
 
     /// Whether the SDK is running.

@@ -1,0 +1,102 @@
+import Foundation
+import VigilCore
+import VigilRuntime
+
+/// Crash capture for the SDK: at `Vigil.start(_:)`, recovers the reports earlier runs left and
+/// installs the handler for this run; while running, keeps the handler's image snapshot current.
+///
+/// One per process (the signal handlers are process-wide). Threading: `start` and `stop` run on
+/// the caller's thread under a lock; the image refresh runs on its own utility queue.
+final class CrashCapture: @unchecked Sendable {
+    static let shared = CrashCapture()
+
+    private let lock = NSLock()
+    private let refreshQueue = DispatchQueue(label: "vigil.crash.images", qos: .utility)
+    private var timer: (any DispatchSourceTimer)?
+    private var recovery = CrashRecoveryCounters()
+    private var installProblem: String?
+    private var reportURL: URL?
+    private var lastOutcomes: [CrashReportRecovery.Outcome] = []
+
+    /// The crash directory for `setup`.
+    static func directory(for setup: VigilSetup) -> URL {
+        setup.crash.directory ?? setup.dataDirectory.appendingPathComponent("crashes", isDirectory: true)
+    }
+
+    /// Recovers pending reports into `sink`, then (unless the `crash` module is off) installs the
+    /// handler for `session`. Call before the monitoring session reports a leftover hang marker:
+    /// a marker of a session that crashed is folded into its crash event.
+    func start(setup: VigilSetup, sink: any EventSink, session: UUID) {
+        lock.lock(); defer { lock.unlock() }
+        let directory = Self.directory(for: setup)
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let report = setup.crash.reportFileOverride ?? directory.appendingPathComponent("\(session.uuidString).vigilcrash")
+
+        var counters = CrashRecoveryCounters()
+        let recovery = CrashReportRecovery(directory: directory, hangMarker: HangMarkerFile(directory: setup.dataDirectory),
+                                           excluding: report)
+        lastOutcomes = recovery.recover(into: sink, sanitizer: EventSanitizer(), counters: &counters)
+        self.recovery = counters
+
+        installProblem = nil
+        reportURL = nil
+        guard setup.monitoring.isEnabled(.crash) else {
+            installProblem = "the crash module is disabled"
+            return
+        }
+        let metadata = CrashSessionMetadata(session: session, app: setup.app, device: setup.device,
+                                            context: EventContext(page: setup.initialPage, appState: AppState.foreground.rawValue),
+                                            tags: setup.tags, started: Date())
+        guard let encoded = try? metadata.encoded() else {
+            installProblem = "the session metadata could not be encoded"
+            return
+        }
+        var configuration = CrashHandler.Configuration(reportPath: report.path, metadata: encoded)
+        configuration.maxFrames = setup.crash.maxFrames
+        configuration.maxFramesOtherThreads = setup.crash.maxFramesOtherThreads
+        configuration.maxThreads = setup.crash.maxThreads
+        configuration.threadTimeoutMs = setup.crash.threadTimeoutMs
+        configuration.testFaultSection = CrashHandler.Section.allCases.first { $0.description == setup.crash.testFaultSection }
+        configuration.testStallSection = CrashHandler.Section.allCases.first { $0.description == setup.crash.testStallSection }
+        configuration.testStallMs = setup.crash.testStallMs
+        do {
+            try CrashHandler.install(configuration)
+        } catch {
+            installProblem = error.description
+            return
+        }
+        reportURL = report
+        startImageRefresh(intervalMs: setup.crash.imageRefreshIntervalMs)
+    }
+
+    /// Disarms the handler and removes this run's (empty) report file.
+    func stop() {
+        lock.lock(); defer { lock.unlock() }
+        timer?.cancel()
+        timer = nil
+        if reportURL != nil { CrashHandler.disarm(removeFile: true) }
+        reportURL = nil
+    }
+
+    var diagnostics: CrashDiagnostics {
+        lock.lock(); defer { lock.unlock() }
+        return CrashDiagnostics(recovery: recovery, stage: CrashHandler.stage, handler: CrashHandler.counters,
+                                installProblem: installProblem, reportPath: reportURL?.path)
+    }
+
+    var outcomes: [CrashReportRecovery.Outcome] {
+        lock.lock(); defer { lock.unlock() }
+        return lastOutcomes
+    }
+
+    private func startImageRefresh(intervalMs: Int) {
+        timer?.cancel()
+        guard intervalMs > 0 else { return }
+        let source = DispatchSource.makeTimerSource(queue: refreshQueue)
+        let interval = DispatchTimeInterval.milliseconds(max(50, intervalMs))
+        source.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(max(10, intervalMs / 10)))
+        source.setEventHandler { CrashHandler.refreshImages() }
+        source.resume()
+        timer = source
+    }
+}
