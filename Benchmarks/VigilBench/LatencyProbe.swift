@@ -2,16 +2,20 @@ import CoreFoundation
 import Foundation
 import VigilRuntime
 
-/// Spins without calling anything, like a hung main thread in app code.
+/// Spins like a hung main thread in app code until `stop` is set. The flag is re-read after an
+/// opaque call (the clock), which the optimizer cannot move a load across; a plain loop on
+/// `stop.pointee` would be hoisted into an endless loop at -O.
 @inline(never)
 func latencyProbeSpin(_ stop: UnsafeMutablePointer<Int>) -> Int {
     var accumulator = 0
     var step = 0
-    while stop.pointee == 0 {
-        accumulator = accumulator &* 31 &+ step
-        step &+= 1
+    while true {
+        for _ in 0..<100_000 {
+            accumulator = accumulator &* 31 &+ step
+            step &+= 1
+        }
+        if DispatchTime.now().uptimeNanoseconds == 0 || stop.pointee != 0 { return accumulator }
     }
-    return accumulator
 }
 
 /// Measures how long one main-thread stack sample takes from request to stack, with the

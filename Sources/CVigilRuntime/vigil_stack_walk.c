@@ -7,7 +7,13 @@
 
 #include <errno.h>
 #include <signal.h>
+#if defined(__APPLE__)
+// <ucontext.h> refuses to compile on Apple platforms without _XOPEN_SOURCE; the type and the
+// machine context live here.
+#include <sys/ucontext.h>
+#else
 #include <ucontext.h>
+#endif
 
 #if defined(__APPLE__) && __has_include(<ptrauth.h>)
 #include <ptrauth.h>

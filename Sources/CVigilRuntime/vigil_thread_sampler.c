@@ -30,7 +30,10 @@ enum {
 /// receives, so it stays small.
 #define VIGIL_SAMPLER_REGISTRY_SIZE 32
 #define VIGIL_SAMPLER_MAX_FRAMES 4096u
-#define VIGIL_SAMPLER_SPIN_NS 60000ull
+/// Longest the requester spins before sleeping on the futex, and how often (in requests) a
+/// requester whose spin budget fell to zero tries spinning again.
+#define VIGIL_SAMPLER_MAX_SPIN_NS 50000ull
+#define VIGIL_SAMPLER_SPIN_PROBE_PERIOD 64u
 
 struct vigil_sampler {
     pthread_t target;
@@ -60,6 +63,11 @@ struct vigil_sampler {
     _Atomic uint64_t signals_sent;
     _Atomic uint64_t signals_delivered;
     _Atomic uint64_t handler_nanoseconds;
+
+    // Requester-only (guarded by `requesting`): the adaptive spin budget, see
+    // vigil_sampler_sample.
+    uint64_t spin_budget_ns;
+    uint32_t requests_without_spin;
 };
 
 static _Atomic(vigil_sampler *) vigil_sampler_registry[VIGIL_SAMPLER_REGISTRY_SIZE];
@@ -206,6 +214,7 @@ vigil_sampler *vigil_sampler_create(pthread_t target, uint32_t max_frames, int *
         return NULL;
     }
     sampler->target = target;
+    sampler->spin_budget_ns = VIGIL_SAMPLER_MAX_SPIN_NS;
     sampler->capacity = max_frames;
     sampler->frames = frames;
     atomic_init(&sampler->state, VIGIL_SAMPLER_IDLE);
@@ -222,15 +231,20 @@ vigil_sampler *vigil_sampler_create(pthread_t target, uint32_t max_frames, int *
     return NULL;
 }
 
-// Waits while the state is `from` (ARMED or WRITING), at most until `deadline_ns`.
-static uint32_t vigil_sampler_wait_while(vigil_sampler *sampler, uint32_t from, uint64_t deadline_ns) {
-    // A signal is usually answered within tens of microseconds; spinning that long answers
-    // faster than a futex sleep and its wake-up, then the requester sleeps.
-    uint64_t spin_until = vigil_monotonic_ns() + VIGIL_SAMPLER_SPIN_NS;
+// Waits while the state is `from` (ARMED or WRITING), at most until `deadline_ns`: spins for
+// up to `spin_ns`, then sleeps on the futex. `*answered_while_spinning` (may be NULL) tells
+// whether the state changed during the spin.
+static uint32_t vigil_sampler_wait_while(vigil_sampler *sampler, uint32_t from, uint64_t deadline_ns,
+                                         uint64_t spin_ns, int *answered_while_spinning) {
+    uint64_t spin_until = vigil_monotonic_ns() + spin_ns;
+    if (answered_while_spinning) *answered_while_spinning = 0;
     while (1) {
         uint32_t state = atomic_load(&sampler->state);
-        if (state != from) return state;
         uint64_t now = vigil_monotonic_ns();
+        if (state != from) {
+            if (answered_while_spinning && now < spin_until) *answered_while_spinning = 1;
+            return state;
+        }
         if (now >= deadline_ns) return state;
         if (now < spin_until) {
             vigil_cpu_relax();
@@ -260,7 +274,7 @@ vigil_sample_status vigil_sampler_sample(vigil_sampler *sampler, uintptr_t *fram
     // A handler that was still writing when an earlier request gave up finishes first.
     uint32_t state = atomic_load(&sampler->state);
     if (state == VIGIL_SAMPLER_WRITING) {
-        state = vigil_sampler_wait_while(sampler, VIGIL_SAMPLER_WRITING, started + timeout_ns);
+        state = vigil_sampler_wait_while(sampler, VIGIL_SAMPLER_WRITING, started + timeout_ns, 0, NULL);
         if (state == VIGIL_SAMPLER_WRITING) {
             atomic_fetch_add(&sampler->timeouts, 1);
             result = VIGIL_SAMPLE_TIMEOUT;
@@ -290,8 +304,23 @@ vigil_sample_status vigil_sampler_sample(vigil_sampler *sampler, uintptr_t *fram
         atomic_fetch_add(&sampler->coalesced, 1);
     }
 
+    // Adaptive spin. When the target runs on another CPU, its answer arrives within tens of
+    // microseconds and spinning for it beats a futex sleep and wake-up. When it shares this
+    // CPU (a busy machine), spinning only delays it: the answer never comes during the spin.
+    // So the budget is kept while spins succeed and dropped to zero when one fails; then a spin
+    // is retried every 64 requests (under 2% of them pay for a failed probe) in case the
+    // machine got quieter.
+    uint64_t spin = sampler->spin_budget_ns;
+    if (spin == 0 && ++sampler->requests_without_spin >= VIGIL_SAMPLER_SPIN_PROBE_PERIOD) {
+        sampler->requests_without_spin = 0;
+        spin = VIGIL_SAMPLER_MAX_SPIN_NS;
+    }
+    int answered_while_spinning = 0;
     uint64_t deadline = started + timeout_ns;
-    state = vigil_sampler_wait_while(sampler, VIGIL_SAMPLER_ARMED, deadline);
+    state = vigil_sampler_wait_while(sampler, VIGIL_SAMPLER_ARMED, deadline, spin, &answered_while_spinning);
+    if (spin > 0) {
+        sampler->spin_budget_ns = answered_while_spinning ? VIGIL_SAMPLER_MAX_SPIN_NS : 0;
+    }
     if (state == VIGIL_SAMPLER_ARMED) {
         uint32_t expected = VIGIL_SAMPLER_ARMED;
         if (atomic_compare_exchange_strong(&sampler->state, &expected, VIGIL_SAMPLER_IDLE)) {
@@ -304,7 +333,7 @@ vigil_sample_status vigil_sampler_sample(vigil_sampler *sampler, uintptr_t *fram
     if (state == VIGIL_SAMPLER_WRITING) {
         // The handler took the request just as it expired; its walk is bounded, so grant it
         // one more timeout before giving up (the next request then discards its result).
-        state = vigil_sampler_wait_while(sampler, VIGIL_SAMPLER_WRITING, deadline + timeout_ns);
+        state = vigil_sampler_wait_while(sampler, VIGIL_SAMPLER_WRITING, deadline + timeout_ns, 0, NULL);
         if (state == VIGIL_SAMPLER_WRITING) {
             atomic_fetch_add(&sampler->timeouts, 1);
             result = VIGIL_SAMPLE_TIMEOUT;

@@ -43,6 +43,7 @@ final class MonitoringSession: @unchecked Sendable {
     private var lastResourceEvent: MonotonicInstant?
     private var hangCPUBaseline: (instant: MonotonicInstant, cpuSeconds: Double)?
     private var sawFirstFrame = false
+    private var activitiesDroppedSeen: UInt64 = 0
     private var stopped = false
     private var eventsEmitted = 0
     private var eventsSanitized = 0
@@ -89,15 +90,19 @@ final class MonitoringSession: @unchecked Sendable {
     /// Installs the adapters. Call on the main thread (the sampler must be created there; from
     /// another thread it is created on the main queue's next turn).
     func start(at startInstant: MonotonicInstant) {
-        queue.sync { reportLeftoverMarker() }
-        if configuration.isEnabled(.launch), let processStart = facts.processStartTime() {
-            var timeline = LaunchTimeline(processStart: processStart, facts: setup.launchFacts,
-                                          configuration: configuration.launch, clock: clock)
-            timeline.mark(.sdkStart, at: startInstant)
-            if setup.launchFacts.isPrewarmed, let faults = facts.pageFaults() {
-                timeline.recordPageFaults(faults, at: .sdkStart)
+        // File reads (the leftover marker, /proc for the process start) happen on the queue,
+        // not on the caller's (main) thread; marks the app sends later queue up behind this.
+        queue.async { [self] in
+            reportLeftoverMarker()
+            if configuration.isEnabled(.launch), let processStart = facts.processStartTime() {
+                var timeline = LaunchTimeline(processStart: processStart, facts: setup.launchFacts,
+                                              configuration: configuration.launch, clock: clock)
+                timeline.mark(.sdkStart, at: startInstant)
+                if setup.launchFacts.isPrewarmed, let faults = facts.pageFaults() {
+                    timeline.recordPageFaults(faults, at: .sdkStart)
+                }
+                launch = timeline
             }
-            queue.sync { launch = timeline }
         }
         observer?.install()
         if let frameSource, let frameRing {
@@ -255,9 +260,20 @@ final class MonitoringSession: @unchecked Sendable {
 
     private func drainActivities() {
         guard let observer else { return }
+        var last: MonotonicInstant?
         observer.drain { record in
+            last = record.instant
             guard let activity = Self.activity(fromCode: record.code) else { return }
             handle(hang.runLoopActivity(activity, at: record.instant), at: record.instant)
+        }
+        // A full ring drops the newest observations, so the gap follows what was drained (give
+        // or take records pushed while draining): the detector abandons the turn it was
+        // measuring and starts afresh.
+        let dropped = observer.dropped
+        if dropped > activitiesDroppedSeen {
+            activitiesDroppedSeen = dropped
+            let at = last ?? clock.monotonicNow()
+            handle(hang.runLoopActivitiesLost(at: at), at: at)
         }
     }
 

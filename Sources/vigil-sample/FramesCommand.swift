@@ -5,10 +5,12 @@ import VigilCore
 import VigilRuntime
 
 /// Keeps the synthetic render loop's main thread busy for one frozen frame. Named so the
-/// frozen frame's captured stack reads for itself.
+/// frozen frame's captured stack reads for itself; the statement after the call keeps the
+/// optimizer from turning it into a tail call, which would remove this frame from the stack.
 @inline(never)
 func freezeRenderLoopForDemo(milliseconds: Double) {
     blockMainThreadForDemo(milliseconds: milliseconds)
+    demoWorkSink &+= 1
 }
 
 /// `vigil-sample frames`: a synthetic 60 Hz render loop (a ``RunLoopFrameClock``) with scripted

@@ -36,7 +36,9 @@ enum ReportCommand: Command {
                 throw ReportError(description: "cannot read \(path): \(error.localizedDescription)")
             }
             output += "\(path):\n"
-            for (index, result) in try EventJSON.decodeBatch(data).enumerated() {
+            let results = try EventJSON.decodeBatch(data)
+            if results.isEmpty { output += "  no events\n" }
+            for (index, result) in results.enumerated() {
                 switch result {
                 case .failure(let failure):
                     output += "  event \(index): unreadable: \(failure.reason)\n"

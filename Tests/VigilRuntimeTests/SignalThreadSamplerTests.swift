@@ -1,19 +1,19 @@
 #if os(Linux)
 import CVigilRuntime
 import Foundation
+import Synchronization
 import Testing
 import VigilCore
 import VigilRuntime
 import VigilTestSupport
 
-/// A flag shared between the test and a target thread, read without locks by the spinning
-/// thread (its loop must stay in the known function, not in a lock's code).
-private final class SpinFlag: @unchecked Sendable {
-    let word = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+/// A flag shared between the test and a target thread, read by the spinning thread with an
+/// inlined atomic load (its loop must stay in the known function, not in a lock's code, and
+/// the load must not be hoisted out of the loop by the optimizer).
+private final class SpinFlag: Sendable {
+    let word = Atomic<Int>(0)
     let entered = DispatchSemaphore(value: 0)
-    init() { word.initialize(to: 0) }
-    deinit { word.deallocate() }
-    func set() { word.pointee = 1 }
+    func set() { word.store(1, ordering: .releasing) }
 }
 
 /// Spins until `flag` is set. Its name is what the sampler test looks for in the symbolicated
@@ -23,10 +23,9 @@ private final class SpinFlag: @unchecked Sendable {
 @inline(never)
 private func runtimeTestKnownSpin(_ flag: SpinFlag) -> Int {
     flag.entered.signal()
-    let word = flag.word
     var accumulator = 0
     var step = 0
-    while word.pointee == 0 {
+    while flag.word.load(ordering: .acquiring) == 0 {
         accumulator = accumulator &* 31 &+ step
         step = step &+ 1
     }

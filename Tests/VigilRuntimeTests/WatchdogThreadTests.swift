@@ -20,9 +20,9 @@ struct WatchdogThreadTests {
         Thread.sleep(forTimeInterval: 0.25)
         let stopping = Date()
         watchdog.stop()
-        #expect(Date().timeIntervalSince(stopping) < 0.1)
+        #expect(Date().timeIntervalSince(stopping) < 0.5, "stop() wakes the thread instead of waiting out its period")
         let seen = ticks.all
-        #expect(seen.count >= 5 && seen.count <= 14, "about 12 ticks in 250 ms at 20 ms (\(seen.count))")
+        #expect(seen.count >= 3 && seen.count <= 14, "about 12 ticks in 250 ms at 20 ms, fewer on a loaded machine (\(seen.count))")
         #expect(seen.map(\.sequence) == Array(1...UInt64(seen.count)))
         #expect(seen.allSatisfy { $0.fired >= $0.scheduled })
         // The schedule does not drift: deadlines are whole periods apart.
@@ -47,7 +47,7 @@ extension WatchdogThreadTests {
         Thread.sleep(forTimeInterval: 0.3)
         watchdog.stop()
         let seen = ticks.all
-        #expect(seen.count >= 2 && seen.count <= 5, "ticks 80 ms apart, not 10 (\(seen.count) in 300 ms)")
+        #expect(seen.count >= 1 && seen.count <= 5, "ticks 80 ms apart, not 10 (\(seen.count) in 300 ms)")
         for (earlier, later) in zip(seen, seen.dropFirst()) {
             #expect(later.scheduled.milliseconds(since: earlier.fired) >= 79.9)
         }
