@@ -86,6 +86,9 @@ let package = Package(
         .testTarget(name: "VigilCLITests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilRuntimeTests", dependencies: ["VigilRuntime", "CVigilRuntime", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilTests", dependencies: ["Vigil", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilCrashTests", dependencies: [
+            "Vigil", "VigilRuntime", "CVigilRuntime", "VigilCore", "VigilTestSupport", "CZlib",
+        ]),
         .testTarget(name: "VigilLaunchTests", dependencies: ["VigilLaunch", "VigilCore", "VigilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

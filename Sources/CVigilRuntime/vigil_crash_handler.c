@@ -731,6 +731,11 @@ static void vigil_crash_primary(int signal_number, siginfo_t *info, void *uconte
     vigil_report_i64(writer, info && info->si_code <= 0 ? info->si_pid : 0);
     vigil_report_end(writer);
 
+    vigil_enter_section(VIGIL_CRASH_SECTION_METADATA);
+    vigil_report_begin(writer, "meta");
+    vigil_report_blob(writer, vigil_crash.metadata, vigil_crash.metadata_length);
+    vigil_report_end(writer);
+
     vigil_enter_section(VIGIL_CRASH_SECTION_REGISTERS);
     vigil_write_registers(writer, ucontext);
 
@@ -758,17 +763,12 @@ static void vigil_crash_primary(int signal_number, siginfo_t *info, void *uconte
     vigil_write_thread(writer, tid, 1, flags, VIGIL_REGISTERS_SIGNAL, vigil_crash.frames, count, name);
     vigil_crash.marks_ns[0] = vigil_monotonic_now_ns();
 
-    vigil_enter_section(VIGIL_CRASH_SECTION_MESSAGE);
-    vigil_write_swift_message(writer);
-
-    vigil_enter_section(VIGIL_CRASH_SECTION_METADATA);
-    vigil_report_begin(writer, "meta");
-    vigil_report_blob(writer, vigil_crash.metadata, vigil_crash.metadata_length);
-    vigil_report_end(writer);
-
     vigil_enter_section(VIGIL_CRASH_SECTION_IMAGES);
     vigil_write_images(writer);
     vigil_crash.marks_ns[1] = vigil_monotonic_now_ns();
+
+    vigil_enter_section(VIGIL_CRASH_SECTION_MESSAGE);
+    vigil_write_swift_message(writer);
 
     vigil_enter_section(VIGIL_CRASH_SECTION_THREADS);
     vigil_write_other_threads(writer, tid);
@@ -896,6 +896,18 @@ static int vigil_install_alternate_stack(uint32_t bytes) {
     return 0;
 }
 
+// A thread inherits its creator's signal mask, and a process its parent's: a process started
+// from a libdispatch worker (which blocks every asynchronous signal) would have the park signal,
+// and even SIGABRT, blocked on its main thread and on every thread that thread creates. A
+// blocked fault signal bypasses every handler, and a blocked park signal leaves only /proc.
+static void vigil_unblock_crash_signals_on_current_thread(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int index = 0; index < VIGIL_CRASH_SIGNAL_COUNT; index++) sigaddset(&set, vigil_crash_signal_numbers[index]);
+    if (vigil_crash.park_signal != 0) sigaddset(&set, vigil_crash.park_signal);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
 static int vigil_pick_park_signal(void) {
     int sampler = vigil_sampler_signal_number();
     for (int candidate = SIGRTMAX - 1; candidate > SIGRTMIN; candidate--) {
@@ -1020,6 +1032,7 @@ int vigil_crash_install(const vigil_crash_config *config) {
     vigil_crash.test_stall_section = config->test_stall_section;
     vigil_crash.test_stall_ms = config->test_stall_ms;
     vigil_install_alternate_stack(vigil_crash.alternate_stack_bytes);
+    vigil_unblock_crash_signals_on_current_thread();
     vigil_crash.counters.installs++;
     pthread_mutex_unlock(&vigil_crash_install_lock);
     vigil_crash_refresh_images(1);
@@ -1078,6 +1091,7 @@ done:
 
 int vigil_crash_prepare_current_thread(void) {
     uint32_t bytes = vigil_crash.alternate_stack_bytes ? vigil_crash.alternate_stack_bytes : 64 * 1024;
+    if (vigil_crash.initialized) vigil_unblock_crash_signals_on_current_thread();
     return vigil_install_alternate_stack(bytes);
 }
 

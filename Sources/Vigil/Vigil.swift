@@ -34,9 +34,10 @@ public enum Vigil {
                 sink = file
             }
             let session = MonitoringSession(setup: setup, sink: sink)
-            // Crash capture first: it recovers earlier runs' reports (folding the hang marker of
-            // a session that crashed into its crash event) before the session reports markers.
-            CrashCapture.shared.start(setup: setup, sink: sink, session: session.session)
+            // Crash capture first: the handler is armed now, and the recovery of earlier runs'
+            // reports is queued ahead of the session's leftover-marker report (a marker of a
+            // session that crashed is folded into its crash event).
+            CrashCapture.shared.start(setup: setup, sink: sink, session: session.session, queue: session.queue)
             session.start(at: instant)
             return session
         }

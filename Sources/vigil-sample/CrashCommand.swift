@@ -128,7 +128,7 @@ enum CrashCommand: Command {
             crashByStackOverflow(&depth)
         case .background:
             let thread = Thread {
-                Thread.current.name = "vigil-crasher"
+                nameCurrentThread("vigil-crasher")
                 crashBySegmentationFaultOnBackgroundThread()
             }
             thread.start()
@@ -137,7 +137,7 @@ enum CrashCommand: Command {
             let gate = DispatchSemaphore(value: 0)
             for index in 0..<2 {
                 let thread = Thread {
-                    Thread.current.name = "vigil-crasher-\(index)"
+                    nameCurrentThread("vigil-crasher-\(index)")
                     gate.wait()
                     crashBySegmentationFaultOnBackgroundThread()
                 }
@@ -157,13 +157,27 @@ enum CrashCommand: Command {
         let started = DispatchSemaphore(value: 0)
         for index in 0..<count {
             let thread = Thread {
-                Thread.current.name = "vigil-idle-\(index)"
+                nameCurrentThread("vigil-idle-\(index)")
                 started.signal()
                 while true { sleep(60) }
             }
             thread.start()
         }
         for _ in 0..<count { started.wait() }
+    }
+
+    /// Names the calling thread as the kernel shows it (`comm`, what the crash report records):
+    /// Foundation's `Thread.name` does not always reach the kernel in time on Linux.
+    private static func nameCurrentThread(_ name: String) {
+        #if os(Linux)
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        if fd >= 0 {
+            _ = name.withCString { write(fd, $0, strlen($0)) }
+            close(fd)
+            return
+        }
+        #endif
+        Thread.current.name = name
     }
 
     /// `crash-at <ns>\n` on standard output, with write(2) so nothing sits in a buffer.

@@ -32,9 +32,9 @@ enum CrashRecoveryReport {
         // Recovery only: no detector needs to run for it.
         monitoring.enabledModules = [.crash]
         guard Vigil.start(try harness.setup(monitoring: monitoring)) else { throw UsageError("Vigil could not start") }
-        let diagnostics = Vigil.crashDiagnostics()
+        // Stopping waits for the SDK's queue, where the recovery runs.
         let status = harness.runMainLoop { finish in SampleHarness.after(0) { finish() } }
-        let recovery = diagnostics.recovery
+        let recovery = Vigil.crashDiagnostics().recovery
         let discarded = recovery.discarded.map { "\"\($0.key.rawValue)\":\($0.value)" }.sorted().joined(separator: ",")
         CommandDispatcher.writeStandardOutput(
             "crash-recovery: {\"recovered\":\(recovery.recovered),\"cleanRuns\":\(recovery.cleanRuns),"

@@ -46,16 +46,18 @@ typedef enum vigil_crash_stage_value {
     VIGIL_CRASH_STAGE_FAILED = 5,
 } vigil_crash_stage_value;
 
-/// Report sections, in the order they are written. A deliberate test fault or stall names one
-/// of them; a handler fault record says in which one the fault happened.
+/// Report sections, in the order they are written: what a crash event cannot do without first
+/// (signal, metadata, the crashed thread, the images), the parts that read the most foreign
+/// memory last. A deliberate test fault or stall names one of them; a handler fault record says
+/// in which one the fault happened.
 typedef enum vigil_crash_section {
     VIGIL_CRASH_SECTION_NONE = 0,
     VIGIL_CRASH_SECTION_SIGNAL = 1,
-    VIGIL_CRASH_SECTION_REGISTERS = 2,
-    VIGIL_CRASH_SECTION_CRASHED_THREAD = 3,
-    VIGIL_CRASH_SECTION_MESSAGE = 4,
-    VIGIL_CRASH_SECTION_METADATA = 5,
-    VIGIL_CRASH_SECTION_IMAGES = 6,
+    VIGIL_CRASH_SECTION_METADATA = 2,
+    VIGIL_CRASH_SECTION_REGISTERS = 3,
+    VIGIL_CRASH_SECTION_CRASHED_THREAD = 4,
+    VIGIL_CRASH_SECTION_IMAGES = 5,
+    VIGIL_CRASH_SECTION_MESSAGE = 6,
     VIGIL_CRASH_SECTION_THREADS = 7,
     VIGIL_CRASH_SECTION_FINISH = 8,
 } vigil_crash_section;
@@ -107,8 +109,10 @@ typedef struct vigil_crash_counters {
 } vigil_crash_counters;
 
 /// Installs the handlers (first call) or re-arms them with a new report file and metadata (later
-/// calls), takes the first image snapshot, and installs an alternate signal stack on the calling
-/// thread when it has none. Returns 0 or an errno value: EINVAL (no path, metadata too long),
+/// calls), takes the first image snapshot, installs an alternate signal stack on the calling
+/// thread when it has none, and unblocks the crash signals and the park signal on the calling
+/// thread (threads it creates later inherit that; a mask inherited from a parent that blocks
+/// them would bypass the handler). Returns 0 or an errno value: EINVAL (no path, metadata too long),
 /// ENOMEM, ENOTSUP (not Linux), or whatever open(2) said about the report file.
 ///
 /// NOT async-signal-safe (allocates, opens, takes the loader lock). Serialised internally.
@@ -131,7 +135,7 @@ int vigil_crash_refresh_images(int force);
 
 /// Installs an alternate signal stack (`alternate_stack_bytes` of the install config, default
 /// 64 KiB) on the calling thread unless it has one, so that a stack overflow on this thread is
-/// caught. Signal stacks are per thread: `vigil_crash_install` covers only its caller. Returns 0
+/// caught, and unblocks the crash and park signals on it. Signal stacks are per thread: `vigil_crash_install` covers only its caller. Returns 0
 /// or an errno value. The stack is never freed (the thread may still be handling a signal).
 ///
 /// NOT async-signal-safe (allocates).

@@ -17,27 +17,43 @@ final class CrashCapture: @unchecked Sendable {
     private var installProblem: String?
     private var reportURL: URL?
     private var lastOutcomes: [CrashReportRecovery.Outcome] = []
+    private var recoveryPending = false
 
     /// The crash directory for `setup`.
     static func directory(for setup: VigilSetup) -> URL {
         setup.crash.directory ?? setup.dataDirectory.appendingPathComponent("crashes", isDirectory: true)
     }
 
-    /// Recovers pending reports into `sink`, then (unless the `crash` module is off) installs the
-    /// handler for `session`. Call before the monitoring session reports a leftover hang marker:
-    /// a marker of a session that crashed is folded into its crash event.
-    func start(setup: VigilSetup, sink: any EventSink, session: UUID) {
+    /// Installs the handler for `session` (unless the `crash` module is off) on the calling
+    /// thread, which also gets an alternate signal stack (call on the main thread), then queues
+    /// the recovery of earlier runs' reports into `sink` on `queue`. Queue it before the
+    /// monitoring session reports a leftover hang marker: a marker of a session that crashed is
+    /// folded into its crash event.
+    ///
+    /// On the calling thread: the install (one file open and `fallocate`, one
+    /// `dl_iterate_phdr`, the handlers; ≤ 1 ms, see bench-results/crash.json). Reading and
+    /// converting old reports happens on `queue`.
+    func start(setup: VigilSetup, sink: any EventSink, session: UUID, queue: DispatchQueue) {
         lock.lock(); defer { lock.unlock() }
         let directory = Self.directory(for: setup)
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let report = setup.crash.reportFileOverride ?? directory.appendingPathComponent("\(session.uuidString).vigilcrash")
+        install(setup: setup, session: session, report: report)
 
-        var counters = CrashRecoveryCounters()
         let recovery = CrashReportRecovery(directory: directory, hangMarker: HangMarkerFile(directory: setup.dataDirectory),
                                            excluding: report)
-        lastOutcomes = recovery.recover(into: sink, sanitizer: EventSanitizer(), counters: &counters)
-        self.recovery = counters
+        recoveryPending = true
+        queue.async {
+            var counters = CrashRecoveryCounters()
+            let outcomes = recovery.recover(into: sink, sanitizer: EventSanitizer(), counters: &counters)
+            self.lock.lock(); defer { self.lock.unlock() }
+            self.recovery = counters
+            self.lastOutcomes = outcomes
+            self.recoveryPending = false
+        }
+    }
 
+    private func install(setup: VigilSetup, session: UUID, report: URL) {
         installProblem = nil
         reportURL = nil
         guard setup.monitoring.isEnabled(.crash) else {
@@ -80,8 +96,8 @@ final class CrashCapture: @unchecked Sendable {
 
     var diagnostics: CrashDiagnostics {
         lock.lock(); defer { lock.unlock() }
-        return CrashDiagnostics(recovery: recovery, stage: CrashHandler.stage, handler: CrashHandler.counters,
-                                installProblem: installProblem, reportPath: reportURL?.path)
+        return CrashDiagnostics(recovery: recovery, recoveryPending: recoveryPending, stage: CrashHandler.stage,
+                                handler: CrashHandler.counters, installProblem: installProblem, reportPath: reportURL?.path)
     }
 
     var outcomes: [CrashReportRecovery.Outcome] {

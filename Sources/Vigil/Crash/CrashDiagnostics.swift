@@ -5,6 +5,8 @@ import VigilRuntime
 public struct CrashDiagnostics: Sendable, Hashable {
     /// The recovery at the last `Vigil.start(_:)`.
     public var recovery: CrashRecoveryCounters
+    /// Whether that recovery is still running (it runs on the SDK's queue after start).
+    public var recoveryPending: Bool
     /// The handler's stage (armed, disarmed, not installed…).
     public var stage: CrashHandler.Stage
     /// The handler's totals (installs, image refreshes, disk reservation).

@@ -37,7 +37,7 @@ public enum CrashHandler {
 
     /// The sections of a raw report, in writing order (`vigil_crash_section`).
     public enum Section: UInt32, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-        case signal = 1, registers, crashedThread, message, metadata, images, threads, finish
+        case signal = 1, metadata, registers, crashedThread, images, message, threads, finish
 
         public var description: String {
             switch self {
