@@ -6,6 +6,7 @@ import VigilCommandLine
 let commands: [any Command.Type] = [
     MonitoringBenchmark.self,
     LaunchBenchmark.self,
+    CrashBenchmark.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil-bench", commands: commands))
