@@ -6,6 +6,7 @@
 
 #include "vigil_crash.h"
 #include "vigil_activity_ring.h"
+#include "vigil_crash_darwin.h"
 #include "vigil_crash_memory_map.h"
 #include "vigil_crash_report_writer.h"
 #include "vigil_crash_unwind.h"
@@ -118,6 +119,10 @@ static struct vigil_crash_state {
     _Atomic uint32_t secondary_count;
 
     void *swift_message_slot;
+    /// A language-level exception recorded before the process aborts (vigil_crash_set_exception).
+    char exception_type[256];
+    char exception_reason[4096];
+    _Atomic uint32_t exception_set;
     vigil_stack_bounds install_thread_bounds;
     int32_t install_thread_tid;
     uint32_t alternate_stack_bytes;
@@ -387,6 +392,15 @@ static void vigil_write_swift_message(vigil_report_writer *writer) {
     vigil_report_begin(writer, "message");
     vigil_report_word(writer, "swift");
     vigil_report_blob(writer, message, length);
+    vigil_report_end(writer);
+}
+
+static void vigil_write_exception(vigil_report_writer *writer) {
+    if (!atomic_load(&vigil_crash.exception_set)) return;
+    vigil_report_begin(writer, "exception");
+    vigil_report_blob(writer, vigil_crash.exception_type, (uint32_t)strnlen(vigil_crash.exception_type, sizeof vigil_crash.exception_type));
+    vigil_report_blob(writer, vigil_crash.exception_reason,
+                      (uint32_t)strnlen(vigil_crash.exception_reason, sizeof vigil_crash.exception_reason));
     vigil_report_end(writer);
 }
 
@@ -715,6 +729,9 @@ static void vigil_crash_primary(int signal_number, siginfo_t *info, void *uconte
     vigil_report_word(writer, vigil_architecture_name());
     vigil_report_u64(writer, sizeof(uintptr_t));
     vigil_report_end(writer);
+    vigil_report_begin(writer, "os");
+    vigil_report_word(writer, "linux");
+    vigil_report_end(writer);
     vigil_report_begin(writer, "process");
     vigil_report_u64(writer, (uint64_t)vigil_crash.pid);
     vigil_report_u64(writer, (uint64_t)tid);
@@ -769,6 +786,7 @@ static void vigil_crash_primary(int signal_number, siginfo_t *info, void *uconte
 
     vigil_enter_section(VIGIL_CRASH_SECTION_MESSAGE);
     vigil_write_swift_message(writer);
+    vigil_write_exception(writer);
 
     vigil_enter_section(VIGIL_CRASH_SECTION_THREADS);
     vigil_write_other_threads(writer, tid);
@@ -1093,6 +1111,20 @@ int vigil_crash_prepare_current_thread(void) {
     uint32_t bytes = vigil_crash.alternate_stack_bytes ? vigil_crash.alternate_stack_bytes : 64 * 1024;
     if (vigil_crash.initialized) vigil_unblock_crash_signals_on_current_thread();
     return vigil_install_alternate_stack(bytes);
+}
+
+void vigil_crash_set_exception(const char *type, const char *reason) {
+    atomic_store(&vigil_crash.exception_set, 0);
+    size_t index = 0;
+    for (; type != NULL && type[index] != '\0' && index + 1 < sizeof vigil_crash.exception_type; index++) {
+        vigil_crash.exception_type[index] = type[index];
+    }
+    vigil_crash.exception_type[index] = '\0';
+    for (index = 0; reason != NULL && reason[index] != '\0' && index + 1 < sizeof vigil_crash.exception_reason; index++) {
+        vigil_crash.exception_reason[index] = reason[index];
+    }
+    vigil_crash.exception_reason[index] = '\0';
+    atomic_store(&vigil_crash.exception_set, 1);
 }
 
 uint32_t vigil_crash_stage(void) { return atomic_load(&vigil_crash.stage); }

@@ -18,6 +18,9 @@ final class CrashCapture: @unchecked Sendable {
     private var reportURL: URL?
     private var lastOutcomes: [CrashReportRecovery.Outcome] = []
     private var recoveryPending = false
+    #if canImport(Darwin)
+    private var darwinImages: DyldImageList?
+    #endif
 
     /// The crash directory for `setup`.
     static func directory(for setup: VigilSetup) -> URL {
@@ -76,7 +79,13 @@ final class CrashCapture: @unchecked Sendable {
         configuration.testStallSection = CrashHandler.Section.allCases.first { $0.description == setup.crash.testStallSection }
         configuration.testStallMs = setup.crash.testStallMs
         do {
+            #if canImport(Darwin)
+            let images = DyldImageList()
+            try MachCrashHandler.install(configuration, images: images.images())
+            darwinImages = images
+            #else
             try CrashHandler.install(configuration)
+            #endif
         } catch {
             installProblem = error.description
             return
@@ -90,7 +99,13 @@ final class CrashCapture: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         timer?.cancel()
         timer = nil
-        if reportURL != nil { CrashHandler.disarm(removeFile: true) }
+        if reportURL != nil {
+            #if canImport(Darwin)
+            MachCrashHandler.disarm(removeFile: true)
+            #else
+            CrashHandler.disarm(removeFile: true)
+            #endif
+        }
         reportURL = nil
     }
 
@@ -111,7 +126,17 @@ final class CrashCapture: @unchecked Sendable {
         let source = DispatchSource.makeTimerSource(queue: refreshQueue)
         let interval = DispatchTimeInterval.milliseconds(max(50, intervalMs))
         source.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(max(10, intervalMs / 10)))
+        #if canImport(Darwin)
+        let images = darwinImages
+        var published = images?.images().count ?? 0
+        source.setEventHandler {
+            guard let current = images?.images(), current.count != published else { return }
+            published = current.count
+            MachCrashHandler.publish(current)
+        }
+        #else
         source.setEventHandler { CrashHandler.refreshImages() }
+        #endif
         source.resume()
         timer = source
     }

@@ -18,16 +18,22 @@ enum CrashEventBuilder {
         let registers = Dictionary(report.registers.map { ($0.name, Address($0.value)) }, uniquingKeysWith: { first, _ in first })
         let isFault = SignalDescription.isFault(code: report.code, signal: report.signal)
         var exception: CrashException?
-        if let message = report.message, !message.text.isEmpty {
+        if let language = report.exception {
+            // An uncaught NSException or C++ exception names the crash better than the abort it
+            // ended in; the runtime message, if any, is kept in its reason.
+            let runtime = report.message.map { "\n" + $0.text.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+            exception = CrashException(type: language.type, reason: language.reason + runtime)
+        } else if let message = report.message, !message.text.isEmpty {
             let text = message.text.trimmingCharacters(in: .whitespacesAndNewlines)
             exception = CrashException(type: message.kind == "swift" ? "Swift runtime failure" : message.kind, reason: text)
         }
+        let termination = report.machException.map { String(format: "EXC %d (code 0x%llx, subcode 0x%llx)", $0.type, $0.code, $0.subcode) }
         let payload = CrashPayload(
             signal: SignalDescription.name(ofSignal: report.signal),
             code: SignalDescription.name(ofCode: report.code, signal: report.signal),
             faultAddress: isFault ? Address(report.faultAddress) : nil,
             exception: exception, threads: threads, registers: registers.isEmpty ? nil : registers,
-            fatalHang: fatalHang, terminationReason: nil)
+            fatalHang: fatalHang, terminationReason: termination)
 
         let addresses = threads.flatMap(\.frames) + ["rip", "pc", "lr"].compactMap { registers[$0] }
         return Event(id: eventID(report: report, session: metadata.session), time: report.time, session: metadata.session,
@@ -43,7 +49,8 @@ enum CrashEventBuilder {
     /// The snapshot's and the late images that contain at least one of `addresses`, by address.
     static func images(of report: RawCrashReport, containing addresses: [Address]) -> [ImageInfo] {
         var all: [ImageInfo] = report.images.map { image in
-            ImageInfo(name: name(of: image.path), id: image.buildID, arch: report.architecture,
+            ImageInfo(name: name(of: image.path), id: imageID(image.buildID, operatingSystem: report.operatingSystem),
+                      arch: report.architecture,
                       loadAddress: Address(image.loadAddress), size: image.size, path: image.path.isEmpty ? nil : image.path)
         }
         for late in report.lateImages where !all.contains(where: { $0.loadAddress.value == late.loadAddress }) {
@@ -62,6 +69,15 @@ enum CrashEventBuilder {
             if low > 0, all[low - 1].contains(address) { used.insert(low - 1) }
         }
         return used.sorted().map { all[$0] }
+    }
+
+    /// GNU build ids stay lowercase hex; a Mach-O `LC_UUID` (16 bytes, Apple platforms) is
+    /// written as the uppercase dashed UUID the schema uses for it.
+    static func imageID(_ hex: String, operatingSystem: String) -> String {
+        guard operatingSystem == "darwin", hex.count == 32 else { return hex }
+        let upper = Array(hex.uppercased())
+        let groups = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(upper[$0]) }
+        return groups.joined(separator: "-")
     }
 
     private static func name(of path: String) -> String {

@@ -6,6 +6,8 @@ import Foundation
 public struct RawCrashReport: Sendable, Hashable {
     /// The format version of the first line.
     public var formatVersion: Int
+    /// The system that wrote the report: `linux` or `darwin`.
+    public var operatingSystem: String
     /// The architecture the handler was built for (`x86_64`, `arm64`) and its word size in bytes.
     public var architecture: String
     public var wordSize: Int
@@ -28,6 +30,11 @@ public struct RawCrashReport: Sendable, Hashable {
     public var threads: [Thread]
     /// The Swift runtime's fatal error message, when there was one.
     public var message: Message?
+    /// A language-level exception recorded before the crash (an uncaught NSException, a C++
+    /// exception), when there was one.
+    public var exception: LanguageException?
+    /// The Mach exception (Apple platforms): type and codes.
+    public var machException: MachException?
     /// The SDK's metadata blob (JSON), verbatim.
     public var metadata: Data
     /// The image snapshot's totals, its images, and images loaded after it.
@@ -96,6 +103,19 @@ public struct RawCrashReport: Sendable, Hashable {
     public struct Message: Sendable, Hashable {
         public var kind: String
         public var text: String
+    }
+
+    /// The `exception` record.
+    public struct LanguageException: Sendable, Hashable {
+        public var type: String
+        public var reason: String
+    }
+
+    /// The `mach` record.
+    public struct MachException: Sendable, Hashable {
+        public var type: Int32
+        public var code: UInt64
+        public var subcode: UInt64
     }
 
     /// The `images` record.

@@ -70,10 +70,10 @@ public struct RawCrashReportParser: Sendable {
 
     private func parseRecords(_ bytes: [UInt8], end: Int, checksum: UInt32) throws(RawCrashReportError) -> RawCrashReport {
         var cursor = Cursor(bytes: bytes, position: 0, end: end)
-        var report = RawCrashReport(formatVersion: 1, architecture: "", wordSize: 0, processID: 0, crashedThreadID: 0,
+        var report = RawCrashReport(formatVersion: 1, operatingSystem: "linux", architecture: "", wordSize: 0, processID: 0, crashedThreadID: 0,
                                     time: Date(timeIntervalSince1970: 0), monotonicNanoseconds: 0, signal: 0, code: 0,
                                     faultAddress: 0, senderProcessID: 0, registers: [], memoryMap: nil, threads: [],
-                                    message: nil, metadata: Data(), imageSummary: nil, images: [], lateImages: [],
+                                    message: nil, exception: nil, machException: nil, metadata: Data(), imageSummary: nil, images: [], lateImages: [],
                                     threadSummary: nil, secondaryCrashes: [], handlerFault: nil, timing: nil,
                                     checksum: checksum, length: end)
         var seen = Set<String>()
@@ -159,6 +159,23 @@ public struct RawCrashReportParser: Sendable {
                 try cursor.space()
                 let text = String(decoding: try cursor.blob("message", max: 64 * 1024), as: UTF8.self)
                 report.message = .init(kind: kind, text: text)
+            case "os":
+                try cursor.space()
+                report.operatingSystem = try cursor.word("operating system")
+            case "exception":
+                try cursor.space()
+                let type = String(decoding: try cursor.blob("exception type", max: 4096), as: UTF8.self)
+                try cursor.space()
+                let reason = String(decoding: try cursor.blob("exception reason", max: 64 * 1024), as: UTF8.self)
+                report.exception = .init(type: type, reason: reason)
+            case "mach":
+                try cursor.space()
+                let type = try cursor.int32("mach exception")
+                try cursor.space()
+                let code = try cursor.hex("mach code")
+                try cursor.space()
+                let subcode = try cursor.hex("mach subcode")
+                report.machException = .init(type: type, code: code, subcode: subcode)
             case "meta":
                 try cursor.space()
                 report.metadata = Data(try cursor.blob("metadata", max: 64 * 1024))
