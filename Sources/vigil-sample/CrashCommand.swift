@@ -37,6 +37,9 @@ enum CrashCommand: Command {
           --depth N            recurse N frames (descendThenCrash) before crashing
           --announce           print "crash-at <CLOCK_MONOTONIC ns>" right before crashing
           --no-vigil           do not start Vigil (the benchmark's baseline)
+          --dlopen LIB         load the shared library LIB after Vigil started (a late image)
+          --refresh-images     then tell Vigil at once (Vigil.imagesDidChange) instead of waiting
+                               for its periodic check
           --report-file PATH   tests: the raw report goes to PATH (e.g. /dev/full: a full disk)
           --test-fault S       tests: fault inside Vigil's handler at report section S
           --test-stall S       tests: stall inside Vigil's handler at report section S
@@ -64,8 +67,9 @@ enum CrashCommand: Command {
     static func run(_ words: [String]) throws -> Int32 {
         let valued: Set<String> = SampleHarness.commonValued.union([
             "kind", "threads", "app-handler", "marker", "depth", "report-file", "test-fault", "test-stall", "test-stall-ms",
+            "dlopen",
         ])
-        let flags: Set<String> = ["announce", "no-vigil"]
+        let flags: Set<String> = ["announce", "no-vigil", "refresh-images"]
         let arguments = try Arguments(words, valued: valued)
         let unknown = arguments.unknown(allowedFlags: flags, allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -108,6 +112,10 @@ enum CrashCommand: Command {
         }
         if kind == .double {
             CrashAppSignalHandler.install(signal: SIGSEGV, mode: .crashing, markerPath: arguments.value("marker"))
+        }
+        if let library = arguments.value("dlopen") {
+            guard dlopen(library, RTLD_NOW) != nil else { throw UsageError("--dlopen: cannot load \(library)") }
+            if arguments.flag("refresh-images") { Vigil.imagesDidChange() }
         }
         startIdleThreads(threads)
         let announce = arguments.flag("announce")

@@ -119,3 +119,29 @@ struct CrashEndToEndTests {
         #expect(functions.contains { $0.contains { $0.contains("crashBySegmentationFault") } })
     }
 }
+
+@Suite("Images loaded after start (real processes)")
+struct CrashLateImageTests {
+    static let library = ["/usr/lib/x86_64-linux-gnu/libsqlite3.so.0", "/usr/lib/aarch64-linux-gnu/libsqlite3.so.0",
+                          "/lib/x86_64-linux-gnu/libsqlite3.so.0"].first { FileManager.default.fileExists(atPath: $0) }
+
+    @Test("a library loaded after start is in the report: by name and extent at crash time, with its build id once the snapshot is refreshed",
+          .enabled(if: library != nil), arguments: [false, true])
+    func lateLibrary(refreshed: Bool) throws {
+        let library = try #require(Self.library)
+        let scenario = try CrashScenario()
+        let died = try scenario.crash("segv", ["--dlopen", library] + (refreshed ? ["--refresh-images"] : []))
+        #expect(died.signal == Signals.segv, "\(died)")
+        let report = try scenario.parsedRawReport()
+        let name = "libsqlite3.so.0"
+        if refreshed {
+            let image = try #require(report.images.first { $0.path.hasSuffix(name) })
+            #expect(!image.buildID.isEmpty)
+            #expect(!report.lateImages.contains { $0.path.hasSuffix(name) })
+        } else {
+            let late = try #require(report.lateImages.first { $0.path.hasSuffix(name) }, "late: \(report.lateImages)")
+            #expect(late.size > 0 && late.loadAddress == late.bias)
+            #expect(!report.images.contains { $0.path.hasSuffix(name) })
+        }
+    }
+}

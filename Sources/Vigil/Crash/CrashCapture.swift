@@ -20,6 +20,8 @@ final class CrashCapture: @unchecked Sendable {
     private var recoveryPending = false
     #if canImport(Darwin)
     private var darwinImages: DyldImageList?
+    /// Confined to `refreshQueue` once the timer runs.
+    private var publishedImageCount = 0
     #endif
 
     /// The crash directory for `setup`.
@@ -127,17 +129,21 @@ final class CrashCapture: @unchecked Sendable {
         let interval = DispatchTimeInterval.milliseconds(max(50, intervalMs))
         source.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(max(10, intervalMs / 10)))
         #if canImport(Darwin)
-        let images = darwinImages
-        var published = images?.images().count ?? 0
-        source.setEventHandler {
-            guard let current = images?.images(), current.count != published else { return }
-            published = current.count
-            MachCrashHandler.publish(current)
-        }
+        publishedImageCount = darwinImages?.images().count ?? 0
+        source.setEventHandler { [weak self] in self?.publishImagesIfChanged() }
         #else
         source.setEventHandler { CrashHandler.refreshImages() }
         #endif
         source.resume()
         timer = source
     }
+
+    #if canImport(Darwin)
+    /// On `refreshQueue`: hands the dyld image list to the Mach handler when its count changed.
+    private func publishImagesIfChanged() {
+        guard let current = darwinImages?.images(), current.count != publishedImageCount else { return }
+        publishedImageCount = current.count
+        MachCrashHandler.publish(current)
+    }
+    #endif
 }
