@@ -296,7 +296,9 @@ final class MonitoringSession: @unchecked Sendable {
             }
             if !sawFirstFrame {
                 sawFirstFrame = true
-                applyMark(.firstFrame, at: record.instant)
+                // The display link's first frame is the time to initial display, unless the app
+                // marked it itself.
+                if launch?.instant(of: .firstFrame) == nil { applyMark(.firstFrame, at: record.instant) }
             }
         }
     }
