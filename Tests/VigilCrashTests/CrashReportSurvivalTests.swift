@@ -10,10 +10,10 @@ struct CrashReportSurvivalTests {
           arguments: ["crashedThread", "images", "finish"])
     func killedWhileWriting(section: String) throws {
         let scenario = try CrashScenario()
-        // The handler stalls (after flushing what it has) inside the given section; the test's
-        // timeout then kills the process with SIGKILL.
-        let died = try scenario.crash("segv", ["--test-stall", section, "--test-stall-ms", "30000"], timeout: 1.5)
-        #expect(died.timedOut && died.signal == Signals.kill, "\(died)")
+        // The handler stalls (after flushing what it has) inside the given section, and is
+        // killed there with SIGKILL.
+        let signal = try scenario.crashAndKillWhileWriting("segv", stallIn: section)
+        #expect(signal == Signals.kill)
         let files = scenario.rawReports()
         try #require(files.count == 1)
         let size = (try? FileManager.default.attributesOfItem(atPath: files[0].path)[.size] as? Int) ?? 0

@@ -27,6 +27,29 @@ final class CrashScenario {
                              environment: environment, timeout: timeout)
     }
 
+    /// Runs `vigil-sample crash` with the handler told to stall in `section` (after flushing what
+    /// it wrote), waits until the report file has bytes (the handler is stalled there), then kills
+    /// the process with SIGKILL. Returns the signal that ended it.
+    func crashAndKillWhileWriting(_ kind: String, stallIn section: String, within seconds: Double = 30) throws -> Int32? {
+        let process = Process()
+        process.executableURL = try BuildProducts.executable("vigil-sample")
+        process.arguments = ["crash", "--kind", kind, "--data-dir", dataDirectory.path,
+                             "--test-stall", section, "--test-stall-ms", "60000"]
+        process.environment = ProcessInfo.processInfo.environment.merging(Self.quietEnvironment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline && process.isRunning {
+            let sizes = rawReports().map { (try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int) ?? 0 }
+            if sizes.contains(where: { $0 > 0 }) { break }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
+    }
+
     /// What the next launch recovered.
     struct Recovery {
         var outcome: ChildProcess.Outcome
