@@ -72,6 +72,102 @@ int vigil_crash_is_return_address(const vigil_memory_map *map, uintptr_t address
 #endif
 }
 
+static int vigil_read_word(const vigil_memory_map *map, uintptr_t address, uintptr_t *value) {
+    if (!vigil_memory_map_is_readable(map, address, sizeof(uintptr_t))) return 0;
+    memcpy(value, (const void *)address, sizeof(uintptr_t));
+    return 1;
+}
+
+// A PLT stub jumps through a slot that holds the real function's address: follow it, so that a
+// call to `abort@plt` counts as a call to abort. Returns `target` when it is not such a stub.
+static uintptr_t vigil_resolve_stub(const vigil_memory_map *map, uintptr_t target) {
+#if defined(__x86_64__)
+    if (!vigil_memory_map_is_readable(map, target, 11)) return target;
+    const uint8_t *code = (const uint8_t *)target;
+    uintptr_t at = target;
+    if (code[0] == 0xF3 && code[1] == 0x0F && code[2] == 0x1E && code[3] == 0xFA) at += 4;  // endbr64
+    const uint8_t *jump = (const uint8_t *)at;
+    if (jump[0] == 0xF2) jump++, at++;                                                      // bnd
+    if (jump[0] != 0xFF || jump[1] != 0x25) return target;                                  // jmp *disp32(%rip)
+    int32_t displacement;
+    memcpy(&displacement, jump + 2, sizeof displacement);
+    uintptr_t slot = at + 6 + (intptr_t)displacement;
+    uintptr_t resolved;
+    return vigil_read_word(map, slot, &resolved) ? resolved : target;
+#elif defined(__aarch64__) || defined(__arm64__)
+    if (!vigil_memory_map_is_readable(map, target, 8) || (target & 3) != 0) return target;
+    uint32_t adrp, load;
+    memcpy(&adrp, (const void *)target, 4);
+    memcpy(&load, (const void *)(target + 4), 4);
+    // adrp x16, page ; ldr x17, [x16, #offset]
+    if ((adrp & 0x9F00001Fu) != 0x90000010u || (load & 0xFFC003FFu) != 0xF9400211u) return target;
+    int64_t page = (int64_t)((((adrp >> 5) & 0x7FFFFu) << 2) | ((adrp >> 29) & 3u));
+    if (page & (1 << 20)) page -= (int64_t)1 << 21;
+    uintptr_t slot = (target & ~(uintptr_t)0xFFF) + (uintptr_t)(page << 12) + (uintptr_t)(((load >> 10) & 0xFFFu) << 3);
+    uintptr_t resolved;
+    return vigil_read_word(map, slot, &resolved) ? resolved : target;
+#else
+    (void)map;
+    return target;
+#endif
+}
+
+// The function a return address's call instruction called, when the instruction says (a direct
+// call, or a call through a PC-relative slot), through a PLT stub; 0 when it cannot be known (a
+// call through a register).
+static uintptr_t vigil_call_target(const vigil_memory_map *map, uintptr_t return_address) {
+#if defined(__x86_64__)
+    const vigil_mapping *mapping = vigil_memory_map_find(map, return_address - 1);
+    if (mapping == NULL || return_address - mapping->start < 6) return 0;
+    const uint8_t *code = (const uint8_t *)return_address;
+    int32_t displacement;
+    if (code[-5] == 0xE8) {
+        memcpy(&displacement, code - 4, sizeof displacement);
+        return vigil_resolve_stub(map, return_address + (intptr_t)displacement);
+    }
+    if (code[-6] == 0xFF && code[-5] == 0x15) {
+        memcpy(&displacement, code - 4, sizeof displacement);
+        uintptr_t target;
+        return vigil_read_word(map, return_address + (intptr_t)displacement, &target) ? target : 0;
+    }
+    return 0;
+#elif defined(__aarch64__) || defined(__arm64__)
+    uint32_t instruction;
+    memcpy(&instruction, (const void *)(return_address - 4), sizeof instruction);
+    if ((instruction & 0xFC000000u) != 0x94000000u) return 0;
+    int64_t offset = (int64_t)(instruction & 0x03FFFFFFu);
+    if (offset & (1 << 25)) offset -= (int64_t)1 << 26;
+    return vigil_resolve_stub(map, return_address - 4 + (uintptr_t)(offset * 4));
+#else
+    (void)map;
+    (void)return_address;
+    return 0;
+#endif
+}
+
+/// The largest distance from a function's entry to an address inside it that the consistency
+/// check accepts, and how far above the inner frame a call target may lie (a tail call into a
+/// neighbouring function).
+#define VIGIL_FUNCTION_SIZE_MAX (16u * 1024u * 1024u)
+#define VIGIL_TAIL_CALL_SLACK 4096u
+
+// A scanned return address `candidate`, found at `slot`, is kept only if its call is consistent
+// with the frame inside it (`inner`: the PC, or the previous return address): the call's target
+// is the start of the function `inner` lies in, so target <= inner < target + 16 MiB (or the
+// target lies at most 4 KiB above `inner`: a tail call into a neighbour). A call
+// through a register cannot be checked: such a candidate is kept only as a leaf's return address
+// (nothing kept yet, within 64 bytes of the stack pointer). This keeps stale return addresses
+// that uninitialised locals hold from being reported as frames.
+static int vigil_scanned_frame_is_consistent(const vigil_memory_map *map, uintptr_t candidate, uintptr_t inner,
+                                             uintptr_t slot, uintptr_t low, uint32_t scanned) {
+    uintptr_t target = vigil_call_target(map, candidate);
+    if (target == 0) return scanned == 0 && slot - low < 64;
+    if (target <= inner) return inner - target < VIGIL_FUNCTION_SIZE_MAX;
+    // The called function may have tail-called a neighbour placed just below it (glibc's
+    // pthread_kill into __pthread_kill_implementation): accept a target a little above.
+    return target - inner < VIGIL_TAIL_CALL_SLACK;
+}
+
 // A frame record at `record` checks out: aligned, inside [low, high - 2 words], its return
 // address is plausible, and its successor is a higher record whose return address is plausible
 // too, or (only when `allow_outermost`, i.e. for the frame-pointer register itself) 0. A record
@@ -123,42 +219,65 @@ uint32_t vigil_crash_unwind(const vigil_memory_map *map, const vigil_crash_regis
     low = (low + sizeof(uintptr_t) - 1) & ~(uintptr_t)(sizeof(uintptr_t) - 1);
     const uintptr_t high = bounds.high;
 
-    // Where the first frame record is.
-    uintptr_t record = 0;
-    if (registers->has_fp && vigil_record_is_valid(map, registers->fp, low, high, 1)) {
-        record = registers->fp;
-    } else {
-        uintptr_t limit = high - low > VIGIL_RECORD_SEARCH_BYTES ? low + VIGIL_RECORD_SEARCH_BYTES : high;
-        uintptr_t candidate = (low + VIGIL_RECORD_ALIGNMENT - 1) & ~(uintptr_t)(VIGIL_RECORD_ALIGNMENT - 1);
-        for (; candidate + 2 * sizeof(uintptr_t) <= limit; candidate += VIGIL_RECORD_ALIGNMENT) {
-            if (vigil_record_is_valid(map, candidate, low, high, 0)) {
-                record = candidate;
-                reason |= VIGIL_UNWIND_RECORD_SEARCHED;
-                break;
-            }
-        }
-    }
-
-    uintptr_t first_record_return = record != 0 ? ((const uintptr_t *)record)[1] : 0;
 #if defined(__aarch64__) || defined(__arm64__)
-    // A leaf function keeps its return address in the link register, not in a record.
-    if (registers->has_lr && count < capacity && registers->lr != first_record_return &&
+    // A leaf function keeps its return address in the link register, not in a record. (The
+    // first record's return address, when the frame pointer holds a record, is the caller's.)
+    uintptr_t fp_return = (registers->has_fp && vigil_record_is_valid(map, registers->fp, low, high, 1))
+                              ? ((const uintptr_t *)registers->fp)[1] : 0;
+    if (registers->has_lr && count < capacity && registers->lr != fp_return &&
         vigil_crash_is_return_address(map, registers->lr)) {
         frames[count++] = registers->lr;
         reason |= VIGIL_UNWIND_LINK_REGISTER;
     }
 #endif
 
-    // Return addresses between the stack pointer and the first record: a leaf's return address
-    // and the frames of code without frame pointers.
-    uintptr_t scan_end = record != 0 ? record : (high - low > VIGIL_RECORD_SEARCH_BYTES ? low + VIGIL_RECORD_SEARCH_BYTES : high);
+    // One pass up the stack from the stack pointer: the words that are plausible return
+    // addresses consistent with the frame inside them are scanned frames (a leaf's return
+    // address, the frames of code without frame pointers) until the first frame record. The
+    // record is the frame-pointer register's when it checks out; otherwise the first slot that
+    // holds a valid record whose return address is also consistent with the frame inside it (so
+    // that a stale record-like pair in an uninitialised local is not taken for the chain).
+    uintptr_t record = 0;
+    int trusted = registers->has_fp && vigil_record_is_valid(map, registers->fp, low, high, 1);
+    if (trusted) record = registers->fp;
+    uintptr_t scan_end = trusted ? record : (high - low > VIGIL_RECORD_SEARCH_BYTES ? low + VIGIL_RECORD_SEARCH_BYTES : high);
     uint32_t scanned = 0;
-    for (uintptr_t slot = low; slot + sizeof(uintptr_t) <= scan_end && count < capacity && scanned < VIGIL_SCANNED_FRAMES_MAX;
-         slot += sizeof(uintptr_t)) {
+    // The first valid record, consistent or not, and the frames found below it: the fallback when
+    // no consistent record turns up (frames in between were unverifiable, e.g. reached through a
+    // register call).
+    uintptr_t first_valid = 0;
+    uint32_t count_at_first_valid = 0;
+    uint32_t scanned_at_first_valid = 0;
+    for (uintptr_t slot = low; slot + sizeof(uintptr_t) <= scan_end && count < capacity; slot += sizeof(uintptr_t)) {
+        if (!trusted && (slot & (VIGIL_RECORD_ALIGNMENT - 1)) == 0 && vigil_record_is_valid(map, slot, low, high, 0)) {
+            if (first_valid == 0) {
+                first_valid = slot;
+                count_at_first_valid = count;
+                scanned_at_first_valid = scanned;
+            }
+            uintptr_t record_return = ((const uintptr_t *)slot)[1];
+            uintptr_t target = vigil_call_target(map, record_return);
+            uintptr_t inner = frames[count - 1];
+            int consistent = target == 0 || (target <= inner ? inner - target < VIGIL_FUNCTION_SIZE_MAX
+                                                             : target - inner < VIGIL_TAIL_CALL_SLACK);
+            if (consistent) {
+                record = slot;
+                reason |= VIGIL_UNWIND_RECORD_SEARCHED;
+                break;
+            }
+        }
+        if (scanned >= VIGIL_SCANNED_FRAMES_MAX) continue;
         uintptr_t word = *(const uintptr_t *)slot;
         if (word == frames[count - 1] || !vigil_crash_is_return_address(map, word)) continue;
+        if (!vigil_scanned_frame_is_consistent(map, word, frames[count - 1], slot, low, scanned)) continue;
         frames[count++] = word;
         scanned++;
+    }
+    if (record == 0 && first_valid != 0) {
+        record = first_valid;
+        count = count_at_first_valid;
+        scanned = scanned_at_first_valid;
+        reason |= VIGIL_UNWIND_RECORD_SEARCHED;
     }
     if (scanned > 0) reason |= VIGIL_UNWIND_SCANNED;
     if (record == 0) {
@@ -175,7 +294,6 @@ uint32_t vigil_crash_unwind(const vigil_memory_map *map, const vigil_crash_regis
     uint32_t walked = vigil_walk_frames(frames[count - 1], record, record, bounds, &frames[count - 1],
                                         capacity - (count - 1), &walk_reason);
     if (flags) *flags = reason | walk_reason;
-    (void)first_record_return;
     return count - 1 + walked;
 }
 

@@ -119,7 +119,8 @@ enum CrashCommand: Command {
         }
         startIdleThreads(threads)
         let announce = arguments.flag("announce")
-        descendThenCrash(depth) { crash(kind, announce: announce) }
+        var remaining = depth
+        descendThenCrash(&remaining) { crash(kind, announce: announce) }
         return 1  // Not reached: every kind crashes.
     }
 

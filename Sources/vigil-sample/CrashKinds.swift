@@ -12,9 +12,12 @@ import Glibc
 @inline(never)
 func opaqueValue<T>(_ value: T) -> T { value }
 
-/// Writes through a pointer to address 0x10 (a null-page dereference): SIGSEGV, SEGV_MAPERR.
+/// The crashing functions differ in their instructions, not only in constants: at -O, Swift merges
+/// functions that differ only in constants into one body, and the symbolizer would name that
+/// body after one of them.
 @inline(never)
 func crashBySegmentationFault() {
+    _ = opaqueValue(0xC0A5_0001)
     let pointer = UnsafeMutablePointer<Int>(bitPattern: opaqueValue(0x10))
     pointer?.pointee = 42
 }
@@ -22,6 +25,7 @@ func crashBySegmentationFault() {
 /// Calls abort(3): SIGABRT from inside glibc, whose frames have no frame pointers.
 @inline(never)
 func crashByAbort() {
+    _ = opaqueValue(0xC0A5_0002)
     abort()
 }
 
@@ -61,7 +65,9 @@ func crashByStackOverflow(_ depth: UnsafeMutablePointer<Int>) {
 /// The segmentation fault on a thread named `vigil-crasher`.
 @inline(never)
 func crashBySegmentationFaultOnBackgroundThread() {
-    let pointer = UnsafeMutablePointer<Int>(bitPattern: opaqueValue(0x20))
+    _ = opaqueValue(0xC0A5_0003)
+    _ = opaqueValue(UInt8(3))
+    let pointer = UnsafeMutablePointer<UInt8>(bitPattern: opaqueValue(0x20))
     pointer?.pointee = 7
 }
 
@@ -69,16 +75,22 @@ func crashBySegmentationFaultOnBackgroundThread() {
 /// a signal handler that runs before Vigil's.
 @inline(never)
 func crashInsideAppSignalHandler() {
+    _ = opaqueValue(0xC0A5_0004)
+    _ = opaqueValue(UInt16(4))
+    _ = opaqueValue(UInt32(4))
     abort()
 }
 
-/// Recurses `depth` times, then calls `body`: a stack of a known depth for the benchmark.
+/// Recurses `depth` times, then calls `body`: a stack of a known depth for the benchmark. Like
+/// ``crashByStackOverflow(_:)``, each call passes the address of a local and uses it after the
+/// call returns, so that -O keeps every frame (no tail call, no loop).
 @inline(never)
-func descendThenCrash(_ depth: Int, _ body: () -> Void) {
-    if opaqueValue(depth) <= 0 {
+func descendThenCrash(_ depth: UnsafeMutablePointer<Int>, _ body: () -> Void) {
+    if opaqueValue(depth.pointee) <= 0 {
         body()
         return
     }
-    descendThenCrash(depth - 1, body)
-    _ = opaqueValue(depth)
+    var next = depth.pointee - 1
+    descendThenCrash(&next, body)
+    depth.pointee = next
 }

@@ -8,15 +8,22 @@
 // caller of the leaf is lost) or garbage (and the walk stops at once). So:
 //   1. the frame pointer is used as the first record only if the record checks out (aligned,
 //      inside the stack, its return address is a plausible return address, and so is the next
-//      record's); otherwise the stack is searched upwards from the stack pointer for the first
-//      record that checks out (bounded: 16 KiB);
+//      record's); otherwise the stack is searched upwards from the stack pointer (16 KiB at
+//      most) for the first record that checks out and whose return address is consistent with
+//      the frames found below it (see 2.), so that a stale record-like pair in an uninitialised
+//      local is not taken for the chain;
 //   2. the words between the stack pointer and that record that are plausible return addresses
 //      are reported first (at most 32): the return address of a leaf, and the frames of
-//      functions without frame pointers;
+//      functions without frame pointers. Each must be consistent with the frame inside it: its
+//      call instruction's target (a direct call, a call through a PC-relative slot, followed
+//      through a PLT stub) is the start of the function the inner frame lies in. A call through
+//      a register cannot be checked and is kept only as a leaf's return address right at the
+//      stack pointer;
 //   3. the walk continues with `vigil_walk_frames` from that record.
 // A plausible return address points into an executable mapping, just after a call instruction
-// (x86_64: `call rel32`, `call r/m`; arm64: `bl`, `blr`). Scanned frames can include a stale
-// return address left in a local variable; the flags say when scanning contributed.
+// (x86_64: `call rel32`, `call r/m`; arm64: `bl`, `blr`). The consistency check makes a stale
+// return address left in a local variable unlikely to pass, not impossible; the flags say when
+// scanning contributed.
 //
 // The crash handler's internals; exposed for tests.
 #ifndef VIGIL_CRASH_UNWIND_H
