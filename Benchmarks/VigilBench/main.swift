@@ -5,7 +5,9 @@ import VigilCommandLine
 /// `bench-results/<suite>.json`; `make bench` runs them through the scripts in `Benchmarks/`.
 let commands: [any Command.Type] = [
     MonitoringBenchmark.self,
+    StoreBenchmark.self,
     LaunchBenchmark.self,
+    BLEBenchmark.self,
     CrashBenchmark.self,
 ]
 

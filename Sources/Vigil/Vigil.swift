@@ -16,28 +16,38 @@ import VigilRuntime
 /// clock and hands over to the SDK's background queue.
 public enum Vigil {
     /// Starts monitoring: hangs (run-loop observer, watchdog, main-thread sampling), frames,
-    /// launch and resources, as `setup.monitoring` enables them, writing events to `setup.sink`.
+    /// launch and resources, as `setup.monitoring` enables them, writing events to `setup.sink`,
+    /// or by default to the durable store in `setup.dataDirectory/events`, uploaded to
+    /// `setup.serverURL` when one is given.
     ///
     /// Call on the main thread (the main-thread sampler is created there; from another thread
     /// it is created on the main queue's next turn). Returns false when the SDK is already
-    /// running or the default event file cannot be opened.
+    /// running.
     @discardableResult
     public static func start(_ setup: VigilSetup) -> Bool {
         let instant = setup.clock.monotonicNow()
         return SessionSlot.shared.startIfIdle {
+            var setup = setup
             let sink: any EventSink
+            var delivery: EventDelivery?
             if let given = setup.sink {
                 sink = given
             } else {
-                guard let file = try? JSONLinesFileSink(url: setup.dataDirectory.appendingPathComponent("events.jsonl"))
-                else { return nil }
-                sink = file
+                // The durable store (and, with a server, the uploader); the remote
+                // configuration cached by the last run decides modules and threshold now.
+                let made = EventDelivery(setup: setup)
+                setup.monitoring = made.startConfiguration.applied(to: setup.monitoring)
+                sink = made.sink
+                delivery = made
             }
             let session = MonitoringSession(setup: setup, sink: sink)
+            delivery?.start()
             // Crash capture first: the handler is armed now, and the recovery of earlier runs'
             // reports is queued ahead of the session's leftover-marker report (a marker of a
             // session that crashed is folded into its crash event).
-            CrashCapture.shared.start(setup: setup, sink: sink, session: session.session, queue: session.queue)
+            var flush: (@Sendable () -> Bool)?
+            if let store = delivery?.store { flush = { store.flush() } }
+            CrashCapture.shared.start(setup: setup, sink: sink, session: session.session, queue: session.queue, flush: flush)
             session.start(at: instant)
             return session
         }
@@ -49,6 +59,7 @@ public enum Vigil {
     public static func stop() {
         SessionSlot.shared.take()?.stop()
         CrashCapture.shared.stop()
+        EventDelivery.stopCurrent()
     }
 
     /// Whether the SDK is running.

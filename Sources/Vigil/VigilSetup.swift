@@ -13,10 +13,16 @@ public struct VigilSetup: Sendable {
     public var device: DeviceInfo
     /// Detector settings and per-module kill switches.
     public var monitoring: VigilConfiguration
-    /// Where finished events go; nil means a ``JSONLinesFileSink`` at
-    /// `dataDirectory/events.jsonl` (until the durable store replaces it).
+    /// Where finished events go; nil means the SDK's durable store at `dataDirectory/events`
+    /// (behind the remote configuration's gate, uploaded to ``serverURL`` when set).
     public var sink: (any EventSink)?
-    /// Directory for the SDK's files (the hang-in-progress marker, the default event file).
+    /// The Vigil server to upload events to and take the remote configuration from, e.g.
+    /// `https://vigil.example.com`; nil keeps events on the device. Used only without a ``sink``.
+    public var serverURL: URL?
+    /// The project's ingest key for ``serverURL``.
+    public var ingestKey: String
+    /// Directory for the SDK's files (the hang-in-progress marker, the event store, the cached
+    /// remote configuration).
     /// Default: `<caches>/vigil`.
     public var dataDirectory: URL
     /// Tags put on every event.
@@ -44,7 +50,8 @@ public struct VigilSetup: Sendable {
 
     /// A setup for `app` with every default.
     public init(app: AppInfo, device: DeviceInfo = .current, monitoring: VigilConfiguration = VigilConfiguration(),
-                sink: (any EventSink)? = nil, dataDirectory: URL? = nil, tags: [String: String] = [:],
+                sink: (any EventSink)? = nil, serverURL: URL? = nil, ingestKey: String = "",
+                dataDirectory: URL? = nil, tags: [String: String] = [:],
                 initialPage: String? = nil, launchFacts: LaunchFacts = LaunchFacts(),
                 frameSource: (any FrameTimingSource)? = nil, sampleTimeoutMs: Double = 20,
                 fullyDrawnTimeoutMs: Double = 30_000, resourceReportIntervalMs: Double = 60_000,
@@ -53,6 +60,8 @@ public struct VigilSetup: Sendable {
         self.device = device
         self.monitoring = monitoring
         self.sink = sink
+        self.serverURL = serverURL
+        self.ingestKey = ingestKey
         self.dataDirectory = dataDirectory ?? Self.defaultDataDirectory
         self.tags = tags
         self.initialPage = initialPage

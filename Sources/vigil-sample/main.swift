@@ -8,6 +8,7 @@ let commands: [any Command.Type] = [
     LaunchCommand.self,
     WorkCommand.self,
     ReportCommand.self,
+    StoreStressCommand.self,
     CrashCommand.self,
 ]
 

@@ -3,6 +3,7 @@ import Testing
 @testable import Vigil
 import VigilCore
 import VigilRuntime
+import VigilStore
 import VigilTestSupport
 
 /// A sink that keeps what it gets and can refuse to confirm storage.
@@ -167,6 +168,49 @@ struct CrashReportRecoveryTests {
         #expect(second.recovered == 1)
         #expect(working.events.first?.id == refusing.events.first?.id, "a re-delivered crash is the same event")
     }
+
+    @Test("through a sink that cannot tell, the flush decides: a failed flush keeps the report for the next launch")
+    func flushDecides() throws {
+        let directory = try TemporaryDirectory(prefix: "recovery")
+        let crashes = try crashDirectory(directory)
+        var synthetic = SyntheticCrashReport()
+        synthetic.metadata = try metadata()
+        try synthetic.bytes().write(to: crashes.appendingPathComponent("a.vigilcrash"))
+        let plain = PlainSink()
+        var counters = CrashRecoveryCounters()
+        _ = CrashReportRecovery(directory: crashes, hangMarker: HangMarkerFile(directory: directory.url))
+            .recover(into: plain, flush: { false }, sanitizer: EventSanitizer(), counters: &counters)
+        #expect(counters.deferred == 1 && plain.count == 1)
+        _ = CrashReportRecovery(directory: crashes, hangMarker: HangMarkerFile(directory: directory.url))
+            .recover(into: plain, flush: { true }, sanitizer: EventSanitizer(), counters: &counters)
+        #expect(counters.recovered == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: crashes.path).isEmpty)
+    }
+
+    @Test("into the durable store, a crash is written and fsynced before its raw report is deleted")
+    func intoEventStore() throws {
+        let directory = try TemporaryDirectory(prefix: "recovery")
+        let crashes = try crashDirectory(directory)
+        var synthetic = SyntheticCrashReport()
+        synthetic.metadata = try metadata()
+        try synthetic.bytes().write(to: crashes.appendingPathComponent("a.vigilcrash"))
+        let store = EventStore(directory: directory.file("events"))
+        defer { store.close() }
+        var counters = CrashRecoveryCounters()
+        _ = recover(directory, sink: store, counters: &counters)
+        #expect(counters.recovered == 1 && counters.deferred == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: crashes.path).isEmpty)
+        let segments = try FileManager.default.contentsOfDirectory(atPath: directory.file("events").path)
+        #expect(!segments.isEmpty, "the store has the event on disk")
+    }
+}
+
+/// A sink that cannot say whether an event is stored.
+final class PlainSink: EventSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var received = 0
+    func emit(_ event: Event) { lock.lock(); received += 1; lock.unlock() }
+    var count: Int { lock.lock(); defer { lock.unlock() }; return received }
 }
 
 @Suite("Crash event building")

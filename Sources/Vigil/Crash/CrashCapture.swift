@@ -31,14 +31,17 @@ final class CrashCapture: @unchecked Sendable {
 
     /// Installs the handler for `session` (unless the `crash` module is off) on the calling
     /// thread, which also gets an alternate signal stack (call on the main thread), then queues
-    /// the recovery of earlier runs' reports into `sink` on `queue`. Queue it before the
+    /// the recovery of earlier runs' reports into `sink` on `queue` (`flush` makes a sink that
+    /// cannot say whether an event is stored durable: the SDK's store behind its gate). Queue it
+    /// before the
     /// monitoring session reports a leftover hang marker: a marker of a session that crashed is
     /// folded into its crash event.
     ///
     /// On the calling thread: the install (one file open and `fallocate`, one
     /// `dl_iterate_phdr`, the handlers; ≤ 1 ms, see bench-results/crash.json). Reading and
     /// converting old reports happens on `queue`.
-    func start(setup: VigilSetup, sink: any EventSink, session: UUID, queue: DispatchQueue) {
+    func start(setup: VigilSetup, sink: any EventSink, session: UUID, queue: DispatchQueue,
+               flush: (@Sendable () -> Bool)? = nil) {
         lock.lock(); defer { lock.unlock() }
         let directory = Self.directory(for: setup)
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -50,7 +53,7 @@ final class CrashCapture: @unchecked Sendable {
         recoveryPending = true
         queue.async {
             var counters = CrashRecoveryCounters()
-            let outcomes = recovery.recover(into: sink, sanitizer: EventSanitizer(), counters: &counters)
+            let outcomes = recovery.recover(into: sink, flush: flush, sanitizer: EventSanitizer(), counters: &counters)
             self.lock.lock(); defer { self.lock.unlock() }
             self.recovery = counters
             self.lastOutcomes = outcomes

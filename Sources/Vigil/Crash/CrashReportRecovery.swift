@@ -26,7 +26,11 @@ struct CrashReportRecovery {
     /// The file this run's handler writes: never recovered.
     var excluding: URL?
 
-    func recover(into sink: any EventSink, sanitizer: EventSanitizer, counters: inout CrashRecoveryCounters) -> [Outcome] {
+    /// Recovers every pending report into `sink`. `flush`, when given, is how a sink that cannot
+    /// say whether an event is stored (the SDK's gate in front of its store) is made durable:
+    /// it is called after `emit` and its result decides whether the file may go.
+    func recover(into sink: any EventSink, flush: (@Sendable () -> Bool)? = nil, sanitizer: EventSanitizer,
+                 counters: inout CrashRecoveryCounters) -> [Outcome] {
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: directory.path) else { return [] }
         var outcomes: [Outcome] = []
@@ -35,13 +39,13 @@ struct CrashReportRecovery {
             if let excluding, url.standardizedFileURL.path == excluding.standardizedFileURL.path { continue }
             var isDirectory: ObjCBool = false
             guard manager.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
-            outcomes.append(recoverFile(url, name: name, into: sink, sanitizer: sanitizer, counters: &counters))
+            outcomes.append(recoverFile(url, name: name, into: sink, flush: flush, sanitizer: sanitizer, counters: &counters))
         }
         return outcomes
     }
 
-    private func recoverFile(_ url: URL, name: String, into sink: any EventSink, sanitizer: EventSanitizer,
-                             counters: inout CrashRecoveryCounters) -> Outcome {
+    private func recoverFile(_ url: URL, name: String, into sink: any EventSink, flush: (@Sendable () -> Bool)?,
+                             sanitizer: EventSanitizer, counters: inout CrashRecoveryCounters) -> Outcome {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             return discard(url, name, RawCrashReportError(.unreadable, "open: \(String(cString: strerror(errno)))"), &counters)
@@ -82,7 +86,7 @@ struct CrashReportRecovery {
             stored = durable.emitDurably(event)
         } else {
             sink.emit(event)
-            stored = true
+            stored = flush?() ?? true
         }
         guard stored else {
             counters.deferred += 1
