@@ -1,3 +1,4 @@
+import CFuzzDriver
 import Foundation
 import VigilRuntime
 
@@ -22,16 +23,13 @@ public func fuzzRawCrashReport(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> C
     return 0
 }
 
-/// SwiftPM links an executable's entry point as `<Target>_main`; hand the command line to
-/// libFuzzer's driver (its documented entry for custom mains).
+/// The executable's entry point (SwiftPM names it `<Target>_main`): runs libFuzzer's driver.
 @_cdecl("FuzzRawCrashReport_main")
-public func fuzzRawCrashReportMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+public func fuzzRawCrashReportMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
     var count = argc
-    var vector: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-    return LLVMFuzzerRunDriver(&count, &vector, fuzzRawCrashReport)
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments) { data, size in
+        guard let data else { return 0 }
+        return fuzzRawCrashReport(data, size)
+    }
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-private func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
-                                 _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                                 _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
