@@ -24,6 +24,8 @@ let package = Package(
         .executableTarget(name: "FuzzRemoteConfig", dependencies: ["CFuzzDriver", .product(name: "VigilCore", package: "Vigil")]),
         // gzip bodies (VigilTransport's bounded inflate).
         .executableTarget(name: "FuzzGzip", dependencies: ["CFuzzDriver", .product(name: "VigilTransport", package: "Vigil")]),
+        // Raw crash reports as the next launch reads them (VigilRuntime, inside the Vigil product).
+        .executableTarget(name: "FuzzRawCrashReport", dependencies: ["CFuzzDriver", .product(name: "Vigil", package: "Vigil")]),
         // Object files: thin/fat Mach-O and dSYMs, then ELF, each through SymCache building (VigilSymbols).
         .executableTarget(name: "FuzzObjectMachO", dependencies: ["CFuzzDriver", .product(name: "VigilSymbols", package: "Vigil")]),
         .executableTarget(name: "FuzzObjectELF", dependencies: ["CFuzzDriver", .product(name: "VigilSymbols", package: "Vigil")]),
