@@ -1,0 +1,4 @@
+/// The dashboard's pages (filled in with the dashboard).
+enum DashboardRoutes {
+    static func install(into router: inout HTTPRouter, context: ServerContext) {}
+}
