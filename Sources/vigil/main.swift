@@ -4,6 +4,8 @@ import VigilCommandLine
 /// Every `vigil` subcommand, in the order `vigil help` lists them.
 let commands: [any Command.Type] = [
     VersionCommand.self,
+    ServeCommand.self,
+    ProjectsCommand.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil", commands: commands))
