@@ -98,40 +98,11 @@ public final class PostgresServer: @unchecked Sendable {
 
     private func tool(_ name: String) -> URL { bin.appendingPathComponent(name) }
 
-    /// The outcome of one PostgreSQL tool run: its exit status and what it printed.
-    struct ToolOutcome: CustomStringConvertible {
-        var exitStatus: Int32
-        var output: String
-        var description: String { "exit \(exitStatus): \(output)" }
-    }
-
-    /// Runs a tool with `posix_spawn` and a blocking `waitpid`, its output captured in a file.
-    ///
-    /// Not `Process`: `pg_ctl start` leaves a daemon behind that would inherit a pipe, and
-    /// `Process.waitUntilExit` polls its run loop on a busy core while it waits.
-    private static func run(_ executable: URL, _ arguments: [String], asPostgres: Bool) throws -> ToolOutcome {
-        let argv = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable.path] + arguments
-                              : [executable.path] + arguments
-        let outputPath = NSTemporaryDirectory() + "vigil-pg-tool-\(UUID().uuidString.prefix(8)).log"
-        defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var cArguments = argv.map { strdup($0) } + [nil]
-        defer { for pointer in cArguments { free(pointer) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
-        guard status == 0 else { throw TestSupportError("cannot start \(argv[0]): errno \(status)") }
-        var waitStatus: Int32 = 0
-        while waitpid(pid, &waitStatus, 0) < 0 {
-            guard errno == EINTR else { throw TestSupportError("waitpid failed: errno \(errno)") }
+    /// Runs a PostgreSQL tool (as the `postgres` user when `asPostgres`).
+    private static func run(_ executable: URL, _ arguments: [String], asPostgres: Bool) throws -> SpawnedProcess.Outcome {
+        if asPostgres {
+            return try SpawnedProcess.run("/usr/sbin/runuser", ["-u", "postgres", "--", executable.path] + arguments, timeout: 120)
         }
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        // WIFEXITED / WEXITSTATUS, spelled out because the C macros are not imported.
-        let exited = waitStatus & 0x7F == 0
-        return ToolOutcome(exitStatus: exited ? (waitStatus >> 8) & 0xFF : 128 + (waitStatus & 0x7F), output: output)
+        return try SpawnedProcess.run(executable.path, arguments, timeout: 120)
     }
 }

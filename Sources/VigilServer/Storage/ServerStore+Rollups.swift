@@ -84,14 +84,18 @@ extension ServerStore {
         }
     }
 
-    /// App versions with any roll-up, newest activity first.
+    /// App versions with any roll-up, highest version first (`3.10.0` after `3.9.1`).
     public func appVersions(projectID: Int64) throws -> [String] {
         try database.read { connection in
             try connection.query("""
-                SELECT app_version, MAX(day) AS last_day, SUM(count) AS n FROM rollup_sums WHERE project_id = ? AND metric = 'events'
-                GROUP BY app_version ORDER BY last_day DESC, n DESC
+                SELECT DISTINCT app_version FROM rollup_sums WHERE project_id = ? AND metric = 'events'
                 """, [.integer(projectID)]).compactMap { $0.string("app_version") }
-        }
+        }.sorted { Self.versionPrecedes($1, $0) }
+    }
+
+    /// Whether version `a` sorts before `b`: numeric runs compare as numbers, the rest as text.
+    static func versionPrecedes(_ a: String, _ b: String) -> Bool {
+        a.compare(b, options: [.numeric]) == .orderedAscending
     }
 
     private static func `where`(projectID: Int64, metrics: [String], filter: RollupFilter) -> (String, [SQLValue]) {
