@@ -168,3 +168,11 @@ final class Counter: @unchecked Sendable {
     func add(_ amount: Int = 1) { lock.lock(); count += amount; lock.unlock() }
     var value: Int { lock.lock(); defer { lock.unlock() }; return count }
 }
+
+/// A thread-safe list for tests that fan out over threads.
+final class Collected<Element>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Element] = []
+    func append(_ element: Element) { lock.lock(); storage.append(element); lock.unlock() }
+    var items: [Element] { lock.lock(); defer { lock.unlock() }; return storage }
+}
