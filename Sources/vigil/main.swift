@@ -6,6 +6,7 @@ let commands: [any Command.Type] = [
     VersionCommand.self,
     ServeCommand.self,
     ProjectsCommand.self,
+    LaunchCommand.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil", commands: commands))

@@ -1,0 +1,24 @@
+/// The fields Vigil uses from `/proc/self/smaps_rollup` (Linux 4.14+): proportional and
+/// resident set size summed over every mapping.
+public struct ProcSmapsRollup: Sendable, Hashable {
+    /// Proportional set size in bytes (`Pss`): shared pages divided among their sharers.
+    public var pssBytes: UInt64
+    /// Resident set size in bytes (`Rss`), when present.
+    public var rssBytes: UInt64?
+
+    /// A value with the given fields.
+    public init(pssBytes: UInt64, rssBytes: UInt64? = nil) {
+        self.pssBytes = pssBytes
+        self.rssBytes = rssBytes
+    }
+
+    /// Parses the text of `smaps_rollup`; `Pss` is required.
+    public init(parsing text: String, file: String = "/proc/self/smaps_rollup") throws(ProcParseError) {
+        try ProcText.check(text, file: file)
+        guard let pss = try ProcText.kilobyteField("Pss", in: text, file: file) else {
+            throw ProcParseError(file: file, field: "Pss", reason: .missingField)
+        }
+        pssBytes = pss
+        rssBytes = try ProcText.kilobyteField("Rss", in: text, file: file)
+    }
+}

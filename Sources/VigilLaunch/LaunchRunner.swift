@@ -1,0 +1,569 @@
+import Foundation
+import VigilCore
+
+/// Runs a ``LaunchGraph``: dependencies first, main-lane tasks on the main thread, the rest on
+/// a pool no wider than the cores, each task measured and recorded as a span.
+///
+/// Typical use, in `application(_:didFinishLaunchingWithOptions:)` on the main thread:
+///
+/// ```swift
+/// let runner = LaunchRunner(graph: graph, options: .init(spanRecorder: recorder))
+/// let result = runner.run(until: .firstFrame, deadline: .milliseconds(800))
+/// // … first frame on screen:
+/// runner.reportFirstFrame()
+/// ```
+///
+/// Threads: `run` blocks its caller until the `beforeFirstFrame` tasks settle or the deadline
+/// passes. When the caller is the main thread (or the main queue, as in a test process), it
+/// runs main-lane tasks itself while it waits; otherwise, and after `run` returns, main-lane
+/// tasks go through `DispatchQueue.main`, and `idle` main-lane tasks run one per idle turn of
+/// the main run loop. Synchronous tasks run on up to `cores` pool threads, created when needed
+/// and ended when nothing runs; a main-lane task holds one of the same `cores` slots, so no
+/// more than `cores` synchronous tasks run at once. `async` tasks run as Swift tasks and hold
+/// no slot.
+///
+/// Nothing is interrupted: at the deadline `run` returns and lists what did not finish, and
+/// the tasks carry on; a task past its timeout is reported as timed out and its dependents are
+/// skipped, but its work runs to its end (an `async` task is sent cooperative cancellation).
+/// Spans are handed to the recorder on a private serial queue, never on the main thread.
+///
+/// Deadlines and timeouts are measured on the real monotonic clock (they make threads wait);
+/// the injected ``Options/clock`` stamps the measurements only.
+public final class LaunchRunner: @unchecked Sendable {
+    /// How a runner behaves.
+    public struct Options: Sendable {
+        /// Upper bound on concurrently running synchronous tasks; clamped to 1…cores.
+        public var maxConcurrency: Int?
+        /// Stamps ready, start and end times.
+        public var clock: any VigilClock
+        /// Receives every task span and the root span.
+        public var spanRecorder: (any SpanRecorder)?
+        /// The launch's trace id; a random one when nil.
+        public var traceId: String?
+        /// Tells when the main run loop is idle; a ``MainRunLoopIdleSignal`` when nil.
+        public var idleSignal: (any LaunchIdleSignal)?
+
+        /// Options; every parameter has a default suitable for an app.
+        public init(maxConcurrency: Int? = nil, clock: any VigilClock = SystemClock(),
+                    spanRecorder: (any SpanRecorder)? = nil, traceId: String? = nil,
+                    idleSignal: (any LaunchIdleSignal)? = nil) {
+            self.maxConcurrency = maxConcurrency
+            self.clock = clock
+            self.spanRecorder = spanRecorder
+            self.traceId = traceId
+            self.idleSignal = idleSignal
+        }
+    }
+
+    /// What the runner knows of one task's timing.
+    private struct Timing {
+        var ready: MonotonicInstant?
+        var start: MonotonicInstant?
+        var end: MonotonicInstant?
+        var settled: MonotonicInstant?
+        var worker: String?
+        var onMainThread: Bool?
+        var spanRecorded = false
+    }
+
+    /// The graph being run.
+    public let graph: LaunchGraph
+    /// How many synchronous tasks may run at once (the main lane's included).
+    public let cores: Int
+    /// The launch's trace id.
+    public let traceId: String
+    /// The root span's id, parent of every task span.
+    public let rootSpanId: String
+
+    private let clock: any VigilClock
+    private let spanRecorder: (any SpanRecorder)?
+    private let idleSignal: any LaunchIdleSignal
+    private let condition = NSCondition()
+    private let timeoutQueue = DispatchQueue(label: "vigil.launch.timeouts")
+    private let spanQueue = DispatchQueue(label: "vigil.launch.spans")
+
+    // Everything below is guarded by `condition`.
+    private var schedule: LaunchSchedule
+    private var timings: [Timing]
+    private var poolQueue: [Int] = []
+    private var workerNumbers: Set<Int> = []
+    private var mainPending: Int?
+    private var pumpers = 0
+    private var runStarted = false
+    private var startInstant = MonotonicInstant(nanoseconds: 0)
+    private var startWall = Date(timeIntervalSince1970: 0)
+    private var milestone = LaunchMilestone.firstFrame
+    private var firstFrameReported = false
+    private var idleOpened = false
+    private var idleSignalActive = false
+    private var asyncTasks: [Int: Task<Void, Never>] = [:]
+    private var spans: [SpanPayload] = []
+    private var rootSpanRecorded = false
+
+    /// A runner for `graph`; nothing runs until ``run(until:deadline:)``.
+    public init(graph: LaunchGraph, options: Options = Options()) {
+        self.graph = graph
+        let available = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        cores = max(1, min(options.maxConcurrency ?? available, available))
+        clock = options.clock
+        spanRecorder = options.spanRecorder
+        idleSignal = options.idleSignal ?? MainRunLoopIdleSignal()
+        traceId = options.traceId ?? TraceIdentifier.traceId()
+        rootSpanId = TraceIdentifier.spanId()
+        schedule = LaunchSchedule(plan: graph.plan, slots: cores)
+        timings = Array(repeating: Timing(), count: graph.plan.count)
+        _ = LaunchRunner.markMainQueue
+    }
+
+    /// Runs the graph until `milestone` or `deadline` (from now), whichever comes first, and
+    /// returns what happened. Call it once.
+    ///
+    /// At the deadline nothing is cancelled: unfinished tasks keep running and are listed in
+    /// ``LaunchRunResult/unfinished``. Pass `.never` to wait as long as it takes.
+    @discardableResult
+    public func run(until milestone: LaunchMilestone = .firstFrame, deadline: DispatchTimeInterval) -> LaunchRunResult {
+        condition.lock()
+        precondition(!runStarted, "LaunchRunner.run(until:deadline:) may be called once")
+        runStarted = true
+        self.milestone = milestone
+        startInstant = clock.monotonicNow()
+        startWall = clock.wallNow()
+        schedule.open(.beforeFirstFrame)
+        var startIdle = false
+        if milestone == .allPhases {
+            firstFrameReported = true
+            idleOpened = true
+            schedule.open(.afterFirstFrame)
+            schedule.open(.idle)
+        } else if firstFrameReported {
+            startIdle = beginAfterFirstFrame()
+        }
+        update()
+        condition.unlock()
+        if startIdle { startIdleSignal() }
+
+        let reached = wait(deadline: deadline) { [self] in milestoneReached }
+
+        condition.lock()
+        let result = makeResult(reached: reached)
+        let root = rootSpanRecorded ? nil : makeRootSpan(result)
+        if let root {
+            rootSpanRecorded = true
+            deliver(root)
+        }
+        condition.unlock()
+        return result
+    }
+
+    /// Tells the runner the app showed its first frame: `afterFirstFrame` tasks may start, and
+    /// `idle` tasks will start at the main run loop's next idle moment. Thread-safe; later
+    /// calls do nothing.
+    public func reportFirstFrame() {
+        condition.lock()
+        guard !firstFrameReported else {
+            condition.unlock()
+            return
+        }
+        firstFrameReported = true
+        guard runStarted else {
+            // `run` begins the later phases when it starts.
+            condition.unlock()
+            return
+        }
+        let startIdle = beginAfterFirstFrame()
+        update()
+        condition.unlock()
+        if startIdle { startIdleSignal() }
+    }
+
+    /// Opens the after-first-frame phase; returns whether the idle signal must be started
+    /// (outside the lock). Under `condition`.
+    private func beginAfterFirstFrame() -> Bool {
+        schedule.open(.afterFirstFrame)
+        let startIdle = !idleOpened && graph.plan.specs.contains { $0.phase == .idle }
+        if startIdle { idleSignalActive = true }
+        return startIdle
+    }
+
+    private func startIdleSignal() {
+        idleSignal.start { [weak self] in self?.idleTurn() }
+    }
+
+    deinit {
+        // A runner dropped before its idle tasks ran must not leave its observer behind.
+        if idleSignalActive { idleSignal.stop() }
+    }
+
+    /// Waits until every task of the phases begun so far has settled and returned (timed-out
+    /// tasks included), or `timeout` passes; then hands the pending spans to the recorder and
+    /// returns a snapshot. On the main thread it runs main-lane tasks while it waits.
+    @discardableResult
+    public func waitForCompletion(timeout: DispatchTimeInterval) -> LaunchRunResult {
+        _ = wait(deadline: timeout) { [self] in
+            schedule.runningCount == 0 && LaunchPhase.allCases.allSatisfy { !schedule.isOpen($0) || schedule.isSettled($0) }
+        }
+        spanQueue.sync {}
+        return snapshot()
+    }
+
+    /// Whether every task of every phase has settled and returned.
+    public var isComplete: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return schedule.isComplete
+    }
+
+    /// The run as it stands now.
+    public func snapshot() -> LaunchRunResult {
+        condition.lock()
+        defer { condition.unlock() }
+        return makeResult(reached: runStarted && milestoneReached)
+    }
+
+    // MARK: - Scheduling (all under `condition`)
+
+    private var milestoneReached: Bool {
+        switch milestone {
+        case .firstFrame: return schedule.isSettled(.beforeFirstFrame)
+        case .allPhases: return LaunchPhase.allCases.allSatisfy { schedule.isSettled($0) }
+        }
+    }
+
+    /// Timestamps what the schedule reports, hands out what may start and wakes the waiters.
+    private func update() {
+        let now = clock.monotonicNow()
+        for notice in schedule.drainNotices() {
+            switch notice {
+            case .ready(let task):
+                timings[task].ready = now
+            case .skipped(let task):
+                timings[task].settled = now
+                recordSpan(task)
+            }
+        }
+        for assignment in schedule.dispatch() {
+            route(assignment)
+        }
+        if idleSignalActive, idleOpened, schedule.isSettled(.idle) {
+            idleSignalActive = false
+            idleSignal.stop()
+        }
+        condition.broadcast()
+    }
+
+    private func route(_ assignment: LaunchSchedule.Assignment) {
+        switch assignment {
+        case .pool(let task):
+            poolQueue.append(task)
+            var number = 1
+            while workerNumbers.count < cores {
+                while workerNumbers.contains(number) { number += 1 }
+                workerNumbers.insert(number)
+                let thread = Thread { [self, number] in workerLoop(number: number) }
+                thread.name = "vigil.launch.pool-\(number)"
+                thread.qualityOfService = .userInitiated
+                thread.start()
+            }
+        case .main(let task):
+            mainPending = task
+            if pumpers > 0 {
+                // The waiting caller picks it up (broadcast in update()).
+            } else if graph.plan.specs[task].phase == .idle, idleSignalActive {
+                idleSignal.requestTurn()
+            } else {
+                DispatchQueue.main.async { [self] in drainMainLane() }
+            }
+        case .suspending(let task):
+            asyncTasks[task] = Task.detached(priority: .userInitiated) { [self] in await executeSuspending(task) }
+        }
+    }
+
+    /// Blocks until `done()` (evaluated under the lock) or the deadline; runs main-lane tasks
+    /// meanwhile when called on the main thread or queue. Returns `done()`.
+    private func wait(deadline: DispatchTimeInterval, until done: () -> Bool) -> Bool {
+        let limit = deadline.launchMilliseconds.map {
+            DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, min($0, 1e12)) * 1_000_000)
+        }
+        condition.lock()
+        let pumps = LaunchRunner.isOnMainLane
+        if pumps { pumpers += 1 }
+        var reached = done()
+        while !reached {
+            if pumps, let task = mainPending {
+                mainPending = nil
+                condition.unlock()
+                execute(task, worker: "main")
+                condition.lock()
+            } else if let limit {
+                let now = DispatchTime.now().uptimeNanoseconds
+                if now >= limit { break }
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(limit - now) / 1_000_000_000))
+            } else {
+                condition.wait()
+            }
+            reached = done()
+        }
+        if pumps {
+            pumpers -= 1
+            if pumpers == 0, mainPending != nil {
+                DispatchQueue.main.async { [self] in drainMainLane() }
+            }
+        }
+        condition.unlock()
+        return reached
+    }
+
+    private func workerLoop(number: Int) {
+        condition.lock()
+        while true {
+            if !poolQueue.isEmpty {
+                let task = poolQueue.removeFirst()
+                condition.unlock()
+                execute(task, worker: "pool-\(number)")
+                condition.lock()
+                continue
+            }
+            // With nothing running, work can only come from a phase that has not begun; the
+            // next dispatch starts new threads then.
+            if schedule.runningCount == 0 { break }
+            condition.wait()
+        }
+        workerNumbers.remove(number)
+        condition.unlock()
+    }
+
+    /// Runs the main-lane task waiting for the main thread, if any; called on the main queue.
+    private func drainMainLane() {
+        condition.lock()
+        guard let task = mainPending else {
+            condition.unlock()
+            return
+        }
+        mainPending = nil
+        condition.unlock()
+        execute(task, worker: "main")
+    }
+
+    /// One idle moment of the main run loop: begins the idle phase and runs one main-lane task.
+    private func idleTurn() {
+        condition.lock()
+        if !idleOpened {
+            idleOpened = true
+            schedule.open(.idle)
+            update()
+        }
+        if LaunchRunner.isOnMainLane, let task = mainPending {
+            mainPending = nil
+            condition.unlock()
+            execute(task, worker: "main")
+            condition.lock()
+        }
+        if idleSignalActive, schedule.isSettled(.idle) {
+            idleSignalActive = false
+            idleSignal.stop()
+        } else if mainPending != nil {
+            idleSignal.requestTurn()
+        }
+        condition.unlock()
+    }
+
+    // MARK: - Execution
+
+    /// Runs a synchronous task on the current thread.
+    private func execute(_ task: Int, worker: String) {
+        begin(task, worker: worker)
+        let failure: String?
+        do {
+            switch graph.tasks[task].work {
+            case .blocking(let work):
+                try work()
+            case .mainActor(let work):
+                try MainActor.assumeIsolated { try work() }
+            case .suspending:
+                preconditionFailure("async task \(graph.plan.specs[task].id) handed to a thread")
+            }
+            failure = nil
+        } catch {
+            failure = LaunchRunner.describe(error)
+        }
+        complete(task, failure: failure)
+    }
+
+    private func executeSuspending(_ task: Int) async {
+        guard case .suspending(let work) = graph.tasks[task].work else { return }
+        begin(task, worker: "async")
+        let failure: String?
+        do {
+            try await work()
+            failure = nil
+        } catch {
+            failure = LaunchRunner.describe(error)
+        }
+        complete(task, failure: failure)
+    }
+
+    private func begin(_ task: Int, worker: String) {
+        let onMainThread = Thread.isMainThread
+        condition.lock()
+        defer { condition.unlock() }
+        timings[task].start = clock.monotonicNow()
+        timings[task].worker = worker
+        timings[task].onMainThread = onMainThread
+        if let timeout = graph.plan.specs[task].timeoutMs {
+            timeoutQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(timeout, 1e12) * 1_000_000))) { [weak self] in
+                self?.timeOut(task, limitMs: timeout)
+            }
+        }
+    }
+
+    private func complete(_ task: Int, failure: String?) {
+        condition.lock()
+        defer { condition.unlock() }
+        let now = clock.monotonicNow()
+        timings[task].end = now
+        if timings[task].settled == nil { timings[task].settled = now }
+        schedule.finish(task, failure: failure)
+        asyncTasks[task] = nil
+        recordSpan(task)
+        update()
+    }
+
+    private func timeOut(_ task: Int, limitMs: Double) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard schedule.states[task] == .running else { return }
+        schedule.timeOut(task, limitMs: limitMs)
+        timings[task].settled = clock.monotonicNow()
+        asyncTasks[task]?.cancel()
+        update()
+    }
+
+    // MARK: - Measurement
+
+    private func offsetMs(_ instant: MonotonicInstant?) -> Double? {
+        instant.map { $0.milliseconds(since: startInstant) }
+    }
+
+    private func wall(_ instant: MonotonicInstant) -> Date {
+        startWall.addingTimeInterval(instant.milliseconds(since: startInstant) / 1000)
+    }
+
+    private func record(_ task: Int) -> LaunchTaskRecord {
+        let spec = graph.plan.specs[task]
+        let timing = timings[task]
+        return LaunchTaskRecord(id: spec.id, lane: spec.lane, phase: spec.phase, state: schedule.states[task],
+                                readyMs: offsetMs(timing.ready), startMs: offsetMs(timing.start),
+                                endMs: offsetMs(timing.end), worker: timing.worker,
+                                ranOnMainThread: timing.onMainThread)
+    }
+
+    /// Makes and delivers the span of a task that returned or was skipped (once).
+    private func recordSpan(_ task: Int) {
+        guard !timings[task].spanRecorded, let settled = timings[task].end ?? timings[task].settled else { return }
+        timings[task].spanRecorded = true
+        let spec = graph.plan.specs[task]
+        let record = record(task)
+        var attributes: [String: AttributeValue] = [
+            LaunchSpanAttribute.taskId: .string(spec.id),
+            LaunchSpanAttribute.lane: .string(spec.lane.description),
+            LaunchSpanAttribute.phase: .string(spec.phase.rawValue),
+            LaunchSpanAttribute.priority: .int(Int64(spec.priority)),
+            LaunchSpanAttribute.dependencies: .string(spec.dependencies.joined(separator: ",")),
+            LaunchSpanAttribute.suspends: .bool(spec.suspends),
+            LaunchSpanAttribute.outcome: .string(record.state.label),
+            LaunchSpanAttribute.cores: .int(Int64(cores)),
+        ]
+        if let timeout = spec.timeoutMs { attributes[LaunchSpanAttribute.timeoutMs] = .double(timeout) }
+        if let value = record.readyMs { attributes[LaunchSpanAttribute.readyOffsetMs] = .double(value) }
+        if let value = record.startMs { attributes[LaunchSpanAttribute.startOffsetMs] = .double(value) }
+        if let value = record.waitMs { attributes[LaunchSpanAttribute.waitMs] = .double(value) }
+        if let value = record.runMs { attributes[LaunchSpanAttribute.runMs] = .double(value) }
+        if let value = record.worker { attributes[LaunchSpanAttribute.worker] = .string(value) }
+        if let value = record.ranOnMainThread { attributes[LaunchSpanAttribute.mainThread] = .bool(value) }
+        var status = SpanStatus.ok
+        var message: String?
+        switch record.state {
+        case .failed(let error):
+            status = .error
+            message = error
+        case .timedOut:
+            status = .error
+            message = record.state.description
+        case .skipped(_, let reason):
+            status = .unset
+            attributes[LaunchSpanAttribute.skipReason] = .string(reason)
+        default:
+            break
+        }
+        let start = timings[task].start ?? settled
+        let span = SpanPayload(traceId: traceId, spanId: TraceIdentifier.spanId(), parentSpanId: rootSpanId,
+                               name: LaunchSpanAttribute.taskSpanPrefix + spec.id, kind: .internal,
+                               start: wall(start), end: wall(settled), status: status, statusMessage: message,
+                               attributes: attributes)
+        spans.append(span)
+        deliver(span)
+    }
+
+    private func makeRootSpan(_ result: LaunchRunResult) -> SpanPayload {
+        let attributes: [String: AttributeValue] = [
+            LaunchSpanAttribute.cores: .int(Int64(cores)),
+            LaunchSpanAttribute.criticalPath: .string(result.analysis.criticalPath.joined(separator: ",")),
+            LaunchSpanAttribute.criticalPathMs: .double(result.analysis.criticalPathMs),
+            LaunchSpanAttribute.lowerBoundMs: .double(result.analysis.lowerBoundMs),
+            LaunchSpanAttribute.reachedMilestone: .bool(result.reachedMilestone),
+            LaunchSpanAttribute.unfinished: .string(result.unfinished.joined(separator: ",")),
+        ]
+        return SpanPayload(traceId: traceId, spanId: rootSpanId, name: LaunchSpanAttribute.rootSpanName, kind: .internal,
+                           start: startWall, end: startWall.addingTimeInterval(result.elapsedMs / 1000),
+                           status: result.reachedMilestone ? .ok : .error,
+                           statusMessage: result.reachedMilestone ? nil
+                               : "deadline passed with \(result.unfinished.count) unfinished task(s)",
+                           attributes: attributes)
+    }
+
+    private func deliver(_ span: SpanPayload) {
+        guard let spanRecorder else { return }
+        spanQueue.async { spanRecorder.record(span) }
+    }
+
+    private func makeResult(reached: Bool) -> LaunchRunResult {
+        let now = clock.monotonicNow()
+        let plan = graph.plan
+        let counted = plan.specs.map { milestone == .allPhases || $0.phase == .beforeFirstFrame }
+        let records = plan.specs.indices.map(record)
+        var durations = Array(repeating: 0.0, count: plan.count)
+        var returned = Array(repeating: false, count: plan.count)
+        var makespan = 0.0
+        for task in plan.specs.indices where counted[task] {
+            if let run = records[task].runMs {
+                durations[task] = run
+                returned[task] = true
+            }
+            if let settled = offsetMs(timings[task].settled) { makespan = max(makespan, settled) }
+        }
+        let elapsed = runStarted ? now.milliseconds(since: startInstant) : 0
+        let unfinished = plan.specs.indices.filter { counted[$0] && !schedule.states[$0].isSettled }.map { plan.specs[$0].id }
+        return LaunchRunResult(traceId: traceId, rootSpanId: rootSpanId, reachedMilestone: reached, elapsedMs: elapsed,
+                               makespanMs: unfinished.isEmpty ? makespan : elapsed, tasks: records,
+                               unfinished: unfinished,
+                               analysis: LaunchAnalysis(plan: plan, durationsMs: durations, cores: cores,
+                                                        including: returned),
+                               spans: spans)
+    }
+
+    // MARK: - Main lane detection
+
+    private static let mainQueueKey = DispatchSpecificKey<UInt8>()
+    private static let markMainQueue: Void = DispatchQueue.main.setSpecific(key: mainQueueKey, value: 1)
+
+    /// Whether the current code runs on the main thread or in a block of the main queue (which
+    /// a process without a main run loop, such as a test runner, drains on another thread).
+    static var isOnMainLane: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        let text = String(describing: error)
+        return text.count > 500 ? String(text.prefix(500)) + "…" : text
+    }
+}
