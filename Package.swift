@@ -86,6 +86,7 @@ let package = Package(
         .testTarget(name: "VigilCLITests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilServerTests", dependencies: ["VigilServer", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilLaunchTests", dependencies: ["VigilLaunch", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilSymbolsTests", dependencies: ["VigilSymbols", "VigilCore", "VigilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

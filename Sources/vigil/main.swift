@@ -7,6 +7,9 @@ let commands: [any Command.Type] = [
     ServeCommand.self,
     ProjectsCommand.self,
     LaunchCommand.self,
+    SymbolicateCommand.self,
+    SymCacheCommand.self,
+    SymbolsInfoCommand.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil", commands: commands))
