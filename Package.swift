@@ -84,7 +84,8 @@ let package = Package(
         .target(name: "VigilTestSupport", dependencies: ["VigilCore"], path: "Tests/VigilTestSupport"),
         .testTarget(name: "VigilCoreTests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilCLITests", dependencies: ["VigilCore", "VigilTestSupport"]),
-        .testTarget(name: "VigilReportsTests", dependencies: ["VigilReports", "VigilCore", "VigilTestSupport"],
+        .testTarget(name: "VigilSymbolsTests", dependencies: ["VigilSymbols", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilReportsTests", dependencies: ["VigilReports", "VigilSymbols", "VigilCore", "VigilTestSupport"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,9 @@ import VigilCommandLine
 /// Every `vigil` subcommand, in the order `vigil help` lists them.
 let commands: [any Command.Type] = [
     VersionCommand.self,
+    SymbolicateCommand.self,
+    SymCacheCommand.self,
+    SymbolsInfoCommand.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil", commands: commands))
