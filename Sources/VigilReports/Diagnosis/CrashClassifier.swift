@@ -50,7 +50,7 @@ public struct CrashClassifier: Sendable {
         var evidence: [Evidence] = []
         if let crashed = facts.crashedThreadIndex ?? facts.mainThreadIndex, !facts.outerFrames(crashed).isEmpty {
             let outer = facts.outerFrames(crashed)
-            let index = outer.firstIndex(where: { report.image(of: $0)?.origin == .app }) ?? 0
+            let index = outer.firstIndex(where: { report.isInApp($0) }) ?? 0
             title += " in \(facts.describe(outer[index]))"
             if let item = facts.frameEvidence(thread: crashed, frame: index, "where the crashed thread was") { evidence.append(item) }
         }

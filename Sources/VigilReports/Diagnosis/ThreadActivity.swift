@@ -126,7 +126,7 @@ public enum ThreadActivityAnalyzer {
             activity.siteFrame = activity.siteFrame ?? file
         } else if let primitive {
             activity.kind = primitive
-        } else if symbols[0] != nil || report.image(of: frames[0])?.origin == .app {
+        } else if symbols[0] != nil || report.isInApp(frames[0]) {
             activity.kind = .busy
             activity.siteFrame = 0
         }
@@ -134,7 +134,7 @@ public enum ThreadActivityAnalyzer {
         let start = activity.siteFrame ?? 0
         for index in start..<frames.count {
             if activity.apiFrame == nil, let symbol = symbols[index], Patterns.isFrameworkAPI(symbol) { activity.apiFrame = index }
-            if activity.appFrame == nil, report.image(of: frames[index])?.origin == .app { activity.appFrame = index }
+            if activity.appFrame == nil, report.isInApp(frames[index]) { activity.appFrame = index }
             if activity.apiFrame != nil, activity.appFrame != nil { break }
         }
         return activity
@@ -176,7 +176,8 @@ enum Patterns {
         "swift_once", "NSLock.lock()", "NSRecursiveLock.lock()", "_os_unfair_lock_lock_slow_with_options",
         "_objc_sync_enter_kind",
     ]
-    static let lockPrefixes = ["std::__1::unique_lock<", "std::__1::lock_guard<", "OSAllocatedUnfairLock.", "-[NSLock ", "Mutex."]
+    static let lockPrefixes = ["std::__1::unique_lock<", "std::__1::lock_guard<", "OSAllocatedUnfairLock.", "-[NSLock ", "Mutex.",
+                               "icu::umtx_lock", "umtx_lock", "os_unfair_lock_lock", "pthread_mutex_lock"]
     /// `__ulock_wait` backs unfair locks, dispatch_once and dispatch sync waits alike; the
     /// frames above it decide.
     static let ulock: Set<String> = ["__ulock_wait", "__ulock_wait2"]

@@ -179,3 +179,13 @@ struct OriginalDocument: Sendable, Hashable {
     static func == (lhs: OriginalDocument, rhs: OriginalDocument) -> Bool { true }
     func hash(into hasher: inout Hasher) {}
 }
+
+extension CrashReport {
+    /// Whether a frame runs the app's own code: its image is not a system image (by origin
+    /// or, for reports without paths, by well-known system library names). Frames without an
+    /// image are not.
+    public func isInApp(_ frame: StackFrame) -> Bool {
+        guard let image = image(of: frame) else { return false }
+        return image.origin != .system && !SystemLibraryNames.isSystem(image.name)
+    }
+}

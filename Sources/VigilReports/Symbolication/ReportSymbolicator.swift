@@ -6,9 +6,10 @@ import Foundation
 /// The report keeps its format, so writing it back gives a symbolicated `.ips`, text report
 /// or MetricKit payload.
 ///
-/// Return addresses (every frame but a stack's first) are looked up one byte earlier, inside
-/// the call instruction, so that a call at the end of a function or an inlined range resolves
-/// to the caller's line; symbol offsets are still measured to the reported address.
+/// Return addresses (every frame but a stack's first) are looked up inside their call
+/// instruction (``SymbolLookup`` moves them back), so that a call at the end of a function or
+/// an inlined range resolves to the caller's line; symbol offsets are still measured to the
+/// reported address.
 /// Frames already symbolicated by the OS keep their names when their image has no symbols.
 public struct ReportSymbolicator: Sendable {
     /// Where symbols come from.
@@ -47,6 +48,7 @@ public struct ReportSymbolicator: Sendable {
         struct LookupKey: Hashable {
             var image: Int
             var offset: UInt64
+            var isReturnAddress: Bool
         }
 
         init(report: CrashReport, lookup: any SymbolLookup) {
@@ -86,13 +88,13 @@ public struct ReportSymbolicator: Sendable {
                     pendingInlined.removeAll()
                     continue
                 }
-                let lookupOffset = position == 0 || frame.imageOffset == 0 ? frame.imageOffset : frame.imageOffset - 1
-                let key = LookupKey(image: imageIndex, offset: lookupOffset)
+                let key = LookupKey(image: imageIndex, offset: frame.imageOffset, isReturnAddress: position > 0)
                 let locations: [SymbolicatedLocation]
                 if let cached = cache[key] {
                     locations = cached
                 } else {
-                    locations = lookup.symbolicate(image: uuid, arch: report.images[imageIndex].arch, imageOffset: lookupOffset)
+                    locations = lookup.symbolicate(image: uuid, arch: report.images[imageIndex].arch, imageOffset: frame.imageOffset,
+                                                   isReturnAddress: position > 0)
                     cache[key] = locations
                 }
                 guard let outer = locations.last else {

@@ -11,8 +11,9 @@ public protocol SymbolLookup: Sendable {
 
     /// The functions at `imageOffset` bytes from the image's load address: inlined functions
     /// first (innermost), the function that contains them last. Empty when nothing covers the
-    /// offset.
-    func symbolicate(image uuid: String, arch: String?, imageOffset: UInt64) -> [SymbolicatedLocation]
+    /// offset. `isReturnAddress` asks to move a caller frame's return address back into its
+    /// call instruction (by the architecture's instruction size) before the lookup.
+    func symbolicate(image uuid: String, arch: String?, imageOffset: UInt64, isReturnAddress: Bool) -> [SymbolicatedLocation]
 }
 
 /// One function (possibly inlined) at an address.

@@ -15,27 +15,46 @@ public enum MetricKitWriter {
 
     /// The report as MetricKit JSON.
     public static func write(_ report: CrashReport) -> String {
-        let listKey = MetricKitReader.diagnosticLists.first(where: { $0.kind == report.kind })?.key ?? "crashDiagnostics"
-        var payload: JSONValue
-        var diagnostic: JSONValue
-        if case .metricKit(let original, let key, let index)? = report.original.content, report.format == .metricKit,
-           case .object = original, let list = original[key]?.array, list.indices.contains(index) {
-            diagnostic = replacing("callStackTree", in: list[index], with: callStackTree(report))
-            payload = .object([JSONMember("timeStampBegin", original["timeStampBegin"] ?? .string(report.captureTime ?? "")),
-                               JSONMember("timeStampEnd", original["timeStampEnd"] ?? .string(report.captureTime ?? "")),
-                               JSONMember(key, .array([diagnostic]))])
-        } else {
-            diagnostic = .object([
-                JSONMember("version", .string("1.0.0")),
-                JSONMember("callStackTree", callStackTree(report)),
-                JSONMember("diagnosticMetaData", metaData(report)),
-            ])
-            let begin = report.extraFields.first(where: { $0.name == "timeStampBegin" })?.value ?? report.captureTime ?? ""
-            payload = .object([JSONMember("timeStampBegin", .string(begin)),
-                               JSONMember("timeStampEnd", .string(report.captureTime ?? begin)),
-                               JSONMember(listKey, .array([diagnostic]))])
+        write([report])
+    }
+
+    /// Several reports as one payload, their diagnostics grouped by kind (the form MetricKit
+    /// delivers); the time stamps are the first report's.
+    public static func write(_ reports: [CrashReport]) -> String {
+        var lists: [(key: String, diagnostics: [JSONValue])] = []
+        for report in reports {
+            let (key, diagnostic) = diagnostic(for: report)
+            if let index = lists.firstIndex(where: { $0.key == key }) {
+                lists[index].diagnostics.append(diagnostic)
+            } else {
+                lists.append((key, [diagnostic]))
+            }
         }
+        let first = reports.first
+        var begin = first?.extraFields.first(where: { $0.name == "timeStampBegin" })?.value ?? first?.captureTime ?? ""
+        var end = first?.captureTime ?? begin
+        if case .metricKit(let original, _, _)? = first?.original.content {
+            begin = original["timeStampBegin"]?.string ?? begin
+            end = original["timeStampEnd"]?.string ?? end
+        }
+        let payload = JSONValue.object([JSONMember("timeStampBegin", .string(begin)), JSONMember("timeStampEnd", .string(end))]
+            + lists.map { JSONMember($0.key, .array($0.diagnostics)) })
         return JSONWriter(escapesSlashes: true, spacedColons: true).pretty(payload) + "\n"
+    }
+
+    /// The diagnostic object for `report` and the payload key of its list. A report read from
+    /// MetricKit keeps its diagnostic (metadata, version) with a rebuilt call-stack tree.
+    static func diagnostic(for report: CrashReport) -> (String, JSONValue) {
+        let listKey = MetricKitReader.diagnosticLists.first(where: { $0.kind == report.kind })?.key ?? "crashDiagnostics"
+        if case .metricKit(let original, let key, let index)? = report.original.content, report.format == .metricKit,
+           let list = original[key]?.array, list.indices.contains(index) {
+            return (key, replacing("callStackTree", in: list[index], with: callStackTree(report)))
+        }
+        return (listKey, .object([
+            JSONMember("version", .string("1.0.0")),
+            JSONMember("callStackTree", callStackTree(report)),
+            JSONMember("diagnosticMetaData", metaData(report)),
+        ]))
     }
 
     static func replacing(_ key: String, in value: JSONValue, with replacement: JSONValue) -> JSONValue {

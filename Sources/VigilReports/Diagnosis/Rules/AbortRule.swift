@@ -26,7 +26,7 @@ public struct AbortRule: DiagnosisRule {
         var callerText: String?
         if let (thread, position) = abortFrame {
             let outer = facts.outerFrames(thread)
-            if let caller = outer.indices.dropFirst(position + 1).first(where: { report.image(of: outer[$0])?.origin == .app }) ?? outer.indices.dropFirst(position + 1).first {
+            if let caller = outer.indices.dropFirst(position + 1).first(where: { report.isInApp(outer[$0]) }) ?? outer.indices.dropFirst(position + 1).first {
                 callerText = facts.describe(outer[caller])
                 if let item = facts.frameEvidence(thread: thread, frame: caller, "the code that called abort()") { evidence.append(item) }
             }

@@ -14,11 +14,13 @@ public struct BadAccessRule: DiagnosisRule {
         let report = facts.report
         let isBadAccess = facts.exceptionType == "EXC_BAD_ACCESS" || facts.signal == "SIGSEGV" || facts.signal == "SIGBUS"
         guard isBadAccess, report.kind == .crash else { return nil }
-        let subtype = report.exception?.subtype ?? report.exception?.codesText ?? ""
+        let codes = report.exception?.codesText
+        let subtype = report.exception?.subtype ?? (codes?.contains(" at ") == true ? codes ?? "" : "")
         let address = report.exception?.faultAddress
         var evidence: [Evidence] = []
-        if let type = facts.exceptionType ?? facts.signal {
-            evidence.append(Evidence("exception.type", [type, facts.signal].compactMap { $0 }.joined(separator: " / "), "a bad memory access"))
+        let typeText = [facts.exceptionType, facts.signal].compactMap { $0 }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        if !typeText.isEmpty {
+            evidence.append(Evidence("exception.type", typeText.joined(separator: " / "), "a bad memory access"))
         }
         if !subtype.isEmpty { evidence.append(Evidence("exception.subtype", subtype, "the kind of access and its address")) }
         let crashed = facts.crashedThreadIndex
@@ -93,6 +95,6 @@ public struct BadAccessRule: DiagnosisRule {
     }
 
     func firstAppFrame(_ facts: ReportFacts, _ thread: Int) -> Int? {
-        facts.outerFrames(thread).firstIndex(where: { facts.report.image(of: $0)?.origin == .app })
+        facts.outerFrames(thread).firstIndex(where: { facts.report.isInApp($0) })
     }
 }

@@ -61,7 +61,7 @@ public struct ResourceRule: DiagnosisRule {
         }
         if let stack = report.threads.max(by: { weight($0) < weight($1) }), let index = report.threads.firstIndex(of: stack) {
             let outer = facts.outerFrames(index)
-            if let app = outer.firstIndex(where: { report.image(of: $0)?.origin == .app }),
+            if let app = outer.firstIndex(where: { report.isInApp($0) }),
                let item = facts.frameEvidence(thread: index, frame: app, "the app's code in the heaviest stack") {
                 evidence.append(item)
                 title += " in \(facts.describe(outer[app]))"

@@ -71,7 +71,7 @@ public struct SwiftRuntimeErrorRule: DiagnosisRule {
         let runtimeFailure = thread.frames.prefix(8).compactMap(\.symbol).first(where: { $0.hasPrefix("Swift runtime failure") })
         let swiftFrames = symbols.contains { symbol in Self.kinds.contains { $0.symbols.contains { symbol.contains($0) } } }
         let topImage = thread.frames.first.flatMap { report.image(of: $0) }
-        let appTop = topImage?.origin == .app || (topImage?.name.hasPrefix("libswift") ?? false)
+        let appTop = thread.frames.first.map(report.isInApp) ?? false || (topImage?.name.hasPrefix("libswift") ?? false)
         guard swiftMessage != nil || runtimeFailure != nil || swiftFrames || appTop else { return nil }
 
         let text = [swiftMessage, runtimeFailure].compactMap { $0 }.joined(separator: " ")
@@ -88,7 +88,7 @@ public struct SwiftRuntimeErrorRule: DiagnosisRule {
         if let runtimeFailure { evidence.append(Evidence("threads[\(crashed)].frames", runtimeFailure, "the compiler's marker for the failed check")) }
         // The app's frame that holds the failed check.
         let outer = facts.outerFrames(crashed)
-        let appIndex = outer.firstIndex { report.image(of: $0)?.origin == .app } ?? 0
+        let appIndex = outer.firstIndex { report.isInApp($0) } ?? 0
         let location = outer.indices.contains(appIndex) ? facts.describe(outer[appIndex]) : nil
         if let item = facts.frameEvidence(thread: crashed, frame: appIndex, "the code with the failed check") { evidence.append(item) }
         let phrase = kind?.phrase ?? "a runtime check trapped"

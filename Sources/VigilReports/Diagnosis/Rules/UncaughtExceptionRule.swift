@@ -37,7 +37,7 @@ public struct UncaughtExceptionRule: DiagnosisRule {
         var thrownAt: String?
         if !backtrace.isEmpty {
             let start = (backtrace.lastIndex { $0.symbol.map { Self.throwSymbols.contains(FunctionName.base($0)) } ?? false } ?? -1) + 1
-            if let index = backtrace[start...].firstIndex(where: { report.image(of: $0)?.origin == .app }) {
+            if let index = backtrace[start...].firstIndex(where: { report.isInApp($0) }) {
                 thrownAt = facts.describe(backtrace[index])
                 evidence.append(Evidence("lastExceptionBacktrace[\(index)]", thrownAt ?? "", "the app's code that raised or triggered the exception"))
             } else if backtrace.indices.contains(start) {
