@@ -131,12 +131,12 @@ public enum ThreadActivityAnalyzer {
             activity.siteFrame = 0
         }
 
-        let start = activity.siteFrame ?? 0
-        for index in start..<frames.count {
-            if activity.apiFrame == nil, let symbol = symbols[index], Patterns.isFrameworkAPI(symbol) { activity.apiFrame = index }
-            if activity.appFrame == nil, report.isInApp(frames[index]) { activity.appFrame = index }
-            if activity.apiFrame != nil, activity.appFrame != nil { break }
-        }
+        // The app frame that led to the wait, and the framework API between it and the wait
+        // (frames below the app's code, like UIApplicationMain, are not what it called).
+        let start = min(activity.siteFrame ?? 0, frames.count - 1)
+        activity.appFrame = frames.indices.dropFirst(start).first { report.isInApp(frames[$0]) }
+        let end = activity.appFrame ?? frames.count
+        activity.apiFrame = (start..<end).first { index in symbols[index].map(Patterns.isFrameworkAPI) ?? false }
         return activity
     }
 

@@ -7,7 +7,7 @@ import Foundation
 /// slides. The stack is cut at throw and abort borders (`objc_exception_throw`, `__cxa_throw`,
 /// `abort`, Swift's `_assertionFailure`…): frames above them are the reporting machinery.
 /// System frames and crash reporters' own frames (Vigil's, KSCrash, Sentry, Crashlytics) are
-/// skipped. When no app frame has a name, the image and offset are used and the fingerprint
+/// skipped, and a function repeated by recursion counts once. When no app frame has a name, the image and offset are used and the fingerprint
 /// is marked ``Basis/unsymbolicated`` (stable only within one build).
 public struct CrashFingerprint: Sendable, Hashable, Codable {
     /// What the fingerprint was computed from.
@@ -41,12 +41,16 @@ public struct CrashFingerprint: Sendable, Hashable, Codable {
         var basis = Basis.appFrames
         let cut = borderCut(frames)
         let candidates = frames[cut...].filter { !$0.isInlined || $0.symbol != nil }
+        // Consecutive repeats (recursion) count once, so recursion depth does not change the key.
+        func add(_ component: String) {
+            if components.last != component { components.append(component) }
+        }
         for frame in candidates where components.count < depth {
             guard !isSystem(frame, in: report), !isReporter(frame, in: report) else { continue }
             if let symbol = frame.symbol {
-                components.append(FunctionName.normalized(symbol))
+                add(FunctionName.normalized(symbol))
             } else {
-                components.append("\(report.image(of: frame)?.name ?? frame.imageName ?? "???")+0x\(String(frame.imageOffset, radix: 16))")
+                add("\(report.image(of: frame)?.name ?? frame.imageName ?? "???")+0x\(String(frame.imageOffset, radix: 16))")
                 basis = .unsymbolicated
             }
         }
@@ -54,7 +58,7 @@ public struct CrashFingerprint: Sendable, Hashable, Codable {
             basis = .systemFrames
             for frame in candidates where components.count < depth && !isReporter(frame, in: report) {
                 guard let symbol = frame.symbol else { continue }
-                components.append(FunctionName.normalized(symbol))
+                add(FunctionName.normalized(symbol))
             }
         }
         if components.isEmpty {

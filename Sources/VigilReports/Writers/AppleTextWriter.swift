@@ -238,27 +238,25 @@ public enum AppleTextWriter {
         return isX86 ? "X86-64 Thread State" : "ARM Thread State (64-bit)"
     }
 
+    /// Apple's layout: four registers per line, names right-aligned in five columns
+    /// (`    x0: 0x…   x1: 0x…`); a register with a note (`esr`) ends its line.
     static func registerLines(_ registers: [Register]) -> [String] {
         var lines: [String] = []
         var current = ""
         var inLine = 0
-        for register in registers {
-            let name = register.name.count < 6 ? String(repeating: " ", count: 6 - register.name.count) + register.name : register.name
-            current += name + ": " + String(format: "0x%016llx", register.value)
-            if let note = register.note {
-                current += " " + note
-                lines.append(current)
-                current = ""
-                inLine = 0
-                continue
-            }
+        for register in registers.sorted(by: { RegisterOrder.precedes($0.name, $1.name) }) {
+            let name = String(repeating: " ", count: max(0, 5 - register.name.count)) + register.name
+            let width = ["cpsr", "esr"].contains(register.name) && register.value <= UInt32.max ? "0x%08llx" : "0x%016llx"
+            current += (inLine == 0 ? " " : "") + name + ": " + String(format: width, register.value)
             inLine += 1
-            if inLine == 4 {
+            if let note = register.note {
+                lines.append(current + " " + note)
+                current = ""
+                inLine = 0
+            } else if inLine == 4 {
                 lines.append(current)
                 current = ""
                 inLine = 0
-            } else {
-                current += " "
             }
         }
         if !current.isEmpty { lines.append(current) }
