@@ -508,8 +508,9 @@ private struct JSONParserMachine {
             switch container {
             case .array(let elements):
                 components.append("[\(elements.count)]")
-            case .object(_, let key):
-                if let key { components.append("." + key) }
+            case .object(let members, let key):
+                // After a member's value, the fault is next to that member.
+                if let key = key ?? members.last?.key { components.append("." + key) }
             }
         }
         if components.count > 24 {

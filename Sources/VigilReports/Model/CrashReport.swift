@@ -117,8 +117,8 @@ public struct CrashReport: Sendable, Hashable, Codable {
         }
     }
 
-    /// Index of the image containing `address`, by address range (or, without sizes, the
-    /// closest base below it that is not followed by another image before `address`).
+    /// Index of the image containing `address`, by address range; for images without a
+    /// size, the closest base below `address` within 128 MiB (larger than any single image).
     public func imageIndex(containing address: UInt64) -> Int? {
         var best: Int?
         for (index, image) in images.enumerated() where image.base <= address {
@@ -126,6 +126,7 @@ public struct CrashReport: Sendable, Hashable, Codable {
                 if address - image.base < size { return index }
                 continue
             }
+            guard address - image.base < 128 << 20 else { continue }
             if let current = best, images[current].base > image.base { continue }
             best = index
         }

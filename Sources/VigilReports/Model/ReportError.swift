@@ -66,7 +66,7 @@ public struct ReportLimits: Sendable, Hashable {
     public static let maxProblems = 200
 
     public init(maxBytes: Int = 64 << 20, maxThreads: Int = 2048, maxFramesPerThread: Int = 4096,
-                maxImages: Int = 16384, maxJSONDepth: Int = 512, maxMetricKitJSONDepth: Int = 40_000,
+                maxImages: Int = 16384, maxJSONDepth: Int = 512, maxMetricKitJSONDepth: Int = 16_384,
                 maxCallTreeNodes: Int = 100_000, maxSamplesPerStack: Int = 4096, maxReports: Int = 10_000) {
         self.maxBytes = maxBytes
         self.maxThreads = maxThreads

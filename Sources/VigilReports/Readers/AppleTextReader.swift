@@ -53,6 +53,7 @@ struct AppleTextParser {
         "System Integrity Protection", "Anonymous UUID", "User ID", "Event", "Duration", "Steps", "Hardware model",
         "Active cpus", "Memory size", "Boot args", "Fan speed", "Data Source", "Shared Cache", "Time Since Boot",
         "Reason", "OS version", "Architecture", "Report Version", "Exception Reason", "Crashing on exception",
+        "CPU Time", "Sampled Time", "Writes Caused", "Launch Duration",
     ]
 
     let lines: [String]
@@ -127,6 +128,10 @@ struct AppleTextParser {
             if trimmed.isEmpty { section = .header; return }
             if let frame = TextFrameLine.parse(Substring(line)) {
                 appendFrame(frame, thread: threadNumber, line: number)
+                return
+            }
+            if trimmed.first?.isASCIIDigit == true {
+                report.note("line \(number)", "malformed backtrace line skipped: \(trimmed.prefix(60))")
                 return
             }
             section = .header
@@ -340,8 +345,29 @@ struct AppleTextParser {
             termination.byPID = pid
             report.termination = termination
         case "Event":
-            if value.lowercased().contains("hang") || value.lowercased().contains("spin") { report.kind = .hang }
+            let event = value.lowercased()
+            if event.contains("hang") || event.contains("spin") {
+                report.kind = .hang
+            } else if event.contains("cpu") {
+                report.kind = .cpuException
+            } else if event.contains("disk") || event.contains("write") {
+                report.kind = .diskWriteException
+            } else if event == "launch" {
+                report.kind = .launch
+            }
             report.extraFields.append(ReportField(name: key, value: value))
+        case "CPU Time":
+            report.resource = (report.resource ?? ResourceUsage())
+            report.resource?.cpuTimeSeconds = TextScanning.durationMs(value).map { $0 / 1000 }
+        case "Sampled Time":
+            report.resource = (report.resource ?? ResourceUsage())
+            report.resource?.sampledSeconds = TextScanning.durationMs(value).map { $0 / 1000 }
+        case "Writes Caused":
+            report.resource = (report.resource ?? ResourceUsage())
+            report.resource?.bytesWritten = TextScanning.bytes(value)
+        case "Launch Duration":
+            report.resource = (report.resource ?? ResourceUsage())
+            report.resource?.launchDurationMs = TextScanning.durationMs(value)
         case "Duration":
             report.hang = HangDetails(durationMs: TextScanning.durationMs(value))
             report.extraFields.append(ReportField(name: key, value: value))
@@ -499,7 +525,7 @@ struct AppleTextParser {
             report.languageException = LanguageExceptionText.find(in: report.applicationSpecificInfo)
         }
         if var exception = report.exception {
-            exception.faultAddress = ExceptionCodes.faultAddress(exception)
+            exception.faultAddress = ExceptionCodes.faultAddress(exception, vmRegionInfo: report.vmRegionInfo)
             report.exception = exception
         }
         if let path = report.process.path, let main = report.images.first(where: { $0.path == path }) {

@@ -43,6 +43,11 @@ enum CrashBodyReader {
         readTermination(body, into: &report)
         report.applicationSpecificInfo = applicationSpecificInfo(body)
         report.vmRegionInfo = body.text("vmregioninfo") ?? body.text("vmRegionInfo")
+        if var exception = report.exception, exception.faultAddress == nil {
+            exception.faultAddress = ExceptionCodes.faultAddress(exception, vmRegionInfo: report.vmRegionInfo)
+            report.exception = exception
+        }
+        readVigilExtension(body, into: &report)
         readLanguageException(body, into: &report)
 
         if let frames = body.array("lastExceptionBacktrace") {
@@ -52,6 +57,17 @@ enum CrashBodyReader {
         report.system.architecture = report.images.first(where: { $0.path == report.process.path && $0.path != nil })?.arch
             ?? report.images.first?.arch
         return report
+    }
+
+    /// The `vigil` member IPSWriter adds for what Apple's crash layout has no field for: the
+    /// kind of a converted MetricKit diagnostic, a hang's duration, resource figures.
+    static func readVigilExtension(_ body: JSONFields, into report: inout CrashReport) {
+        guard let vigil = body.object("vigil") else { return }
+        if let kind = vigil.text("kind").flatMap(ReportKind.init(rawValue:)), kind != .jetsam { report.kind = kind }
+        if let ms = vigil.double("hangDurationMs") { report.hang = HangDetails(durationMs: ms) }
+        let usage = ResourceUsage(cpuTimeSeconds: vigil.double("cpuTimeSeconds"), sampledSeconds: vigil.double("sampledSeconds"),
+                                  bytesWritten: vigil.double("bytesWritten"), launchDurationMs: vigil.double("launchDurationMs"))
+        if usage != ResourceUsage() { report.resource = usage }
     }
 
     // MARK: Images

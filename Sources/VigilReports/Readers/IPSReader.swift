@@ -116,7 +116,7 @@ public enum IPSReader {
             report = StackshotReader.read(header: header, body: body, limits: limits)
         } else if body["threads"] != nil || body["usedImages"] != nil || body["exception"] != nil || bugType == "309" {
             report = CrashBodyReader.read(header: header, body: body, limits: limits)
-            if let bugType, bugType != "309", bugType != "109" { report.kind = .hang }
+            if let bugType, bugType != "309", bugType != "109", report.kind == .crash { report.kind = .hang }
         } else {
             throw .unsupportedReportType(bugType ?? "none")
         }

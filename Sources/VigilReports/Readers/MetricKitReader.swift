@@ -287,7 +287,11 @@ struct ImageRegistry {
             note(fields.path, "frame without address or offset skipped")
             return nil
         }
-        let key = uuid.flatMap(ImageUUID.canonical) ?? "name:" + (name ?? "???")
+        if uuid.flatMap(ImageUUID.normalized) == nil, name == nil || name == "???" {
+            // No image: keep the absolute address.
+            return StackFrame(imageIndex: nil, imageOffset: address ?? offset)
+        }
+        let key = uuid.flatMap(ImageUUID.normalized) ?? "name:" + (name ?? "???")
         var imageIndex: Int? = indexByKey[key]
         if imageIndex == nil, images.count < 16_384 {
             images.append(BinaryImage(name: name ?? "???", uuid: uuid, arch: architecture, base: base ?? 0))

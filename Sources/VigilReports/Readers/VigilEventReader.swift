@@ -80,14 +80,15 @@ public enum VigilEventReader {
         var report = CrashReport(format: .vigil, kind: event.type == .hang ? .hang : .crash)
         report.incidentID = event.id.uuidString
         report.captureTime = AppleDate.format(event.time)
-        report.app = AppDetails(bundleID: event.app.id, version: event.app.version, build: event.app.build)
-        report.system = SystemDetails(osName: event.device.os, osVersion: event.device.osVersion, deviceModel: event.device.model,
-                                      architecture: event.device.arch)
+        func value(_ text: String) -> String? { text.isEmpty || text == "unknown" ? nil : text }
+        report.app = AppDetails(bundleID: value(event.app.id), version: value(event.app.version), build: value(event.app.build))
+        report.system = SystemDetails(osName: value(event.device.os), osVersion: value(event.device.osVersion),
+                                      deviceModel: value(event.device.model), architecture: value(event.device.arch))
         report.extraFields.append(ReportField(name: "session", value: event.session.uuidString))
         if let page = event.context.page { report.extraFields.append(ReportField(name: "page", value: page)) }
         for image in (event.images ?? []).prefix(limits.maxImages) {
-            report.images.append(BinaryImage(name: image.name, uuid: image.id, arch: image.arch, base: image.loadAddress.value,
-                                             size: image.size, path: image.path))
+            report.images.append(BinaryImage(name: image.name, uuid: image.id, arch: value(image.arch), base: image.loadAddress.value,
+                                             size: image.size == 0 ? nil : image.size, path: image.path))
         }
         switch event.payload {
         case .crash(let crash):

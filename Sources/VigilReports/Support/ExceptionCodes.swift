@@ -14,13 +14,17 @@ enum ExceptionCodes {
         return codes
     }
 
-    /// The faulting address: `… at 0x…` in the subtype or codes, or the second code of an
-    /// `EXC_BAD_ACCESS`.
-    static func faultAddress(_ exception: ExceptionDetails) -> UInt64? {
+    /// The faulting address: `… at 0x…` in the subtype or codes, the second code of an
+    /// `EXC_BAD_ACCESS`, or the address `VM Region Info` starts with (`0x10 is not in any region`).
+    static func faultAddress(_ exception: ExceptionDetails, vmRegionInfo: String? = nil) -> UInt64? {
         if let subtype = exception.subtype, let address = TextScanning.address(in: subtype) { return address }
         if let codes = exception.codesText, let address = TextScanning.address(in: codes) { return address }
         let memoryFault = exception.type == "EXC_BAD_ACCESS" || exception.signal == "SIGSEGV" || exception.signal == "SIGBUS"
         if memoryFault, exception.codes.count >= 2 { return exception.codes[1] }
+        if memoryFault, let region = vmRegionInfo?.trimmingCharacters(in: .whitespaces),
+           region.contains(" is not in any region") || region.contains(" is in ") {
+            return TextScanning.integer(region.prefix(while: { !$0.isWhitespace }))
+        }
         return nil
     }
 }

@@ -139,31 +139,28 @@ public enum AppleTextWriter {
                 field("Terminating Process", termination.byPID.map { "\(by) [\($0)]" } ?? by, width: 0)
             }
         }
-        if let language = report.languageException, report.applicationSpecificInfo.isEmpty {
-            switch language.kind {
-            case .objectiveC:
-                out.append("")
-                out.append("Application Specific Information:")
-                out.append("*** Terminating app due to uncaught exception '\(language.name ?? "NSException")', reason: '\(language.reason ?? "")'")
-            case .cplusplus:
-                out.append("")
-                out.append("Application Specific Information:")
-                out.append("libc++abi: terminating due to uncaught exception of type \(language.name ?? "std::exception")"
-                    + (language.reason.map { ": \($0)" } ?? ""))
-            case .swift:
-                out.append("")
-                out.append("Application Specific Information:")
-                out.append("\(language.name ?? "Fatal error"): \(language.reason ?? "")")
-            }
+        var specific = report.applicationSpecificInfo
+        if let language = report.languageException, let line = exceptionLine(language),
+           LanguageExceptionText.find(in: specific)?.reason != language.reason {
+            specific.insert(line, at: 0)
+        }
+        if report.kind != .crash {
+            out.append("")
+            field("Event", eventName(report.kind), width: 0)
+            if let ms = report.hang?.durationMs { field("Duration", String(format: "%.2f s", ms / 1000), width: 0) }
+            if let cpu = report.resource?.cpuTimeSeconds { field("CPU Time", String(format: "%.3f s", cpu), width: 0) }
+            if let sampled = report.resource?.sampledSeconds { field("Sampled Time", String(format: "%.3f s", sampled), width: 0) }
+            if let bytes = report.resource?.bytesWritten { field("Writes Caused", String(format: "%.0f bytes", bytes), width: 0) }
+            if let launch = report.resource?.launchDurationMs { field("Launch Duration", String(format: "%.0f ms", launch), width: 0) }
         }
         out.append("")
         if let triggered = report.triggeredThread {
             out.append("Triggered by Thread:  \(triggered.number)")
             out.append("")
         }
-        if !report.applicationSpecificInfo.isEmpty {
+        if !specific.isEmpty {
             out.append("Application Specific Information:")
-            out += report.applicationSpecificInfo
+            out += specific
             out.append("")
         }
         if let backtrace = report.lastExceptionBacktrace, !backtrace.isEmpty {
@@ -205,6 +202,32 @@ public enum AppleTextWriter {
         }
         out.append("EOF")
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The message Apple's runtimes log for an uncaught exception.
+    static func exceptionLine(_ language: LanguageException) -> String? {
+        switch language.kind {
+        case .objectiveC:
+            return "*** Terminating app due to uncaught exception '\(language.name ?? "NSException")', reason: '\(language.reason ?? "")'"
+        case .cplusplus:
+            return "libc++abi: terminating due to uncaught exception of type \(language.name ?? "std::exception")"
+                + (language.reason.map { ": \($0)" } ?? "")
+        case .swift:
+            guard let reason = language.reason else { return nil }
+            return "\(language.name ?? "Fatal error"): \(reason)"
+        }
+    }
+
+    /// `Event:` values of Apple's diagnostic reports, for report kinds other than crashes.
+    static func eventName(_ kind: ReportKind) -> String {
+        switch kind {
+        case .hang: return "hang"
+        case .cpuException: return "cpu usage"
+        case .diskWriteException: return "disk writes"
+        case .launch: return "launch"
+        case .jetsam: return "jetsam"
+        case .crash: return "crash"
+        }
     }
 
     static func frameLines(_ frames: [StackFrame], in report: CrashReport) -> [String] {

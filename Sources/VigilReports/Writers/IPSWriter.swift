@@ -122,6 +122,7 @@ public enum IPSWriter {
         if let platform = platformNumber(report) { members.append(JSONMember("platform", .integer(platform))) }
         add("bundleID", report.app.bundleID)
         let bugType = report.kind == .jetsam ? "298" : report.kind == .hang ? "288" : "309"
+        // cpu, disk-write and launch diagnostics keep 309 with their kind in the `vigil` member.
         members.append(JSONMember("bug_type", .string(bugType)))
         add("os_version", report.system.osDescription)
         add("incident_id", report.incidentID)
@@ -204,6 +205,16 @@ public enum IPSWriter {
         if let triggered = report.triggeredThreadIndex { add("faultingThread", .integer(triggered)) }
         members.append(JSONMember("threads", .array(report.threads.map { encode($0) })))
         members.append(JSONMember("usedImages", .array(report.images.map { encode($0) })))
+        var vigil: [JSONMember] = []
+        if report.kind != .crash { vigil.append(JSONMember("kind", .string(report.kind.rawValue))) }
+        if let ms = report.hang?.durationMs { vigil.append(JSONMember("hangDurationMs", .number(String(ms)))) }
+        if let resource = report.resource {
+            for (key, value) in [("cpuTimeSeconds", resource.cpuTimeSeconds), ("sampledSeconds", resource.sampledSeconds),
+                                 ("bytesWritten", resource.bytesWritten), ("launchDurationMs", resource.launchDurationMs)] {
+                if let value, value.isFinite { vigil.append(JSONMember(key, .number(String(value)))) }
+            }
+        }
+        if !vigil.isEmpty { add("vigil", .object(vigil)) }
         for extra in report.extraFields where ["CrashReporter Key", "Beta Identifier"].contains(extra.name) {
             add(extra.name == "CrashReporter Key" ? "crashReporterKey" : "betaIdentifier", .string(extra.value))
         }

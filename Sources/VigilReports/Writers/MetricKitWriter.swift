@@ -192,7 +192,7 @@ public enum MetricKitWriter {
         let field = report.kind == .crash ? (image?.base ?? 0) : frame.imageOffset
         members.append(JSONMember("offsetIntoBinaryTextSegment", .integer(field)))
         members.append(JSONMember("sampleCount", .integer(count)))
-        members.append(JSONMember("binaryName", .string(image?.name ?? frame.imageName ?? "???")))
+        members.append(JSONMember("binaryName", .string(image?.name ?? "???")))
         members.append(JSONMember("address", .integer(report.address(of: frame))))
         return members + symbolMembers(frame)
     }
