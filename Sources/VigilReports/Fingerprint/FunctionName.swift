@@ -11,6 +11,14 @@ public enum FunctionName {
            !text[plus.upperBound...].isEmpty {
             text = text[..<plus.lowerBound]
         }
+        // A trailing `(File.swift:12)`, then `(in Image)`.
+        if text.hasSuffix(")"), let open = TextFrameLine.matchingOpen(text) {
+            let inner = text[text.index(after: open)..<text.index(before: text.endIndex)]
+            if let colon = inner.lastIndex(of: ":"), !inner[inner.index(after: colon)...].isEmpty,
+               inner[inner.index(after: colon)...].allSatisfy(\.isASCIIDigit), inner.contains(".") {
+                text = text[..<open].trimmingCharacters(in: .whitespaces)[...]
+            }
+        }
         if text.hasSuffix(")"), let open = TextFrameLine.matchingOpen(text), text[open...].hasPrefix("(in ") {
             text = text[..<open].trimmingCharacters(in: .whitespaces)[...]
         }

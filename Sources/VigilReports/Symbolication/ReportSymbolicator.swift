@@ -26,7 +26,8 @@ public struct ReportSymbolicator: Sendable {
         for index in output.threads.indices {
             output.threads[index].frames = state.symbolicate(output.threads[index].frames)
             if let samples = output.threads[index].samples {
-                output.threads[index].samples = samples.map { StackSample(frames: state.symbolicate($0.frames), count: $0.count) }
+                // Samples repeat the thread's frames: counted once, through `frames`.
+                output.threads[index].samples = samples.map { StackSample(frames: state.symbolicate($0.frames, counting: false), count: $0.count) }
             }
         }
         if let backtrace = output.lastExceptionBacktrace {
@@ -64,7 +65,7 @@ public struct ReportSymbolicator: Sendable {
             return result
         }
 
-        mutating func symbolicate(_ frames: [StackFrame]) -> [StackFrame] {
+        mutating func symbolicate(_ frames: [StackFrame], counting: Bool = true) -> [StackFrame] {
             var output: [StackFrame] = []
             output.reserveCapacity(frames.count)
             var pendingInlined: [StackFrame] = []
@@ -75,14 +76,14 @@ public struct ReportSymbolicator: Sendable {
                     continue
                 }
                 defer { position += 1 }
-                framesTotal += 1
+                if counting { framesTotal += 1 }
                 guard let imageIndex = frame.imageIndex, report.images.indices.contains(imageIndex) else {
-                    framesWithoutImage += 1
+                    if counting { framesWithoutImage += 1 }
                     output += pendingInlined + [frame]
                     pendingInlined.removeAll()
                     continue
                 }
-                framesByImage[imageIndex, default: 0] += 1
+                if counting { framesByImage[imageIndex, default: 0] += 1 }
                 guard hasSymbols(imageIndex), let uuid = report.images[imageIndex].uuid else {
                     output += pendingInlined + [frame]
                     pendingInlined.removeAll()
@@ -104,7 +105,7 @@ public struct ReportSymbolicator: Sendable {
                 }
                 // Inlined frames from an earlier symbolication are replaced by the new ones.
                 pendingInlined.removeAll()
-                framesSymbolicated += 1
+                if counting { framesSymbolicated += 1 }
                 for location in locations.dropLast() {
                     output.append(located(frame, location, inlined: true))
                 }
