@@ -5,6 +5,7 @@ import VigilCommandLine
 /// `bench-results/<suite>.json`; `make bench` runs them through the scripts in `Benchmarks/`.
 let commands: [any Command.Type] = [
     LaunchBenchmark.self,
+    ReportsBenchmark.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil-bench", commands: commands))

@@ -10,6 +10,7 @@ let commands: [any Command.Type] = [
     SymbolicateCommand.self,
     SymCacheCommand.self,
     SymbolsInfoCommand.self,
+    ReportCommand.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil", commands: commands))
