@@ -78,9 +78,10 @@ enum ServeCommand: Command {
     /// SIGINT/SIGTERM or `exitAfter` seconds.
     static func serve(_ options: ServerOptions, exitAfter: Double?, extraRoutes: [HTTPRoute] = [],
                       onStart: (ServerApplication) throws -> Void = { _ in }) throws -> Int32 {
-        let app = try ServerApplication.start(options, symbolication: ServerEngines.symbolication,
+        try FileManager.default.createDirectory(atPath: options.spoolDirectory, withIntermediateDirectories: true)
+        let app = try ServerApplication.start(options, symbolication: ServerEngines.symbolication(scratch: options.spoolDirectory),
                                               reportImporter: ServerEngines.reportImporter,
-                                              classifier: ServerEngines.classifier, extraRoutes: extraRoutes,
+                                              crashAnalyzer: ServerEngines.crashAnalyzer, extraRoutes: extraRoutes,
                                               log: { CommandDispatcher.writeStandardError("vigil serve: \($0)") })
         let host = options.http.bindAddress.contains(":") ? "[\(options.http.bindAddress)]" : options.http.bindAddress
         var banner = "vigil serve: listening on http://\(host):\(app.port) (\(options.database)), "

@@ -32,13 +32,13 @@ public final class ServerApplication: Sendable {
     /// `symbolication` and `reportImporter` plug in the engines from `VigilSymbols` and
     /// `VigilReports`; `extraRoutes` adds endpoints (the demo's).
     public static func start(_ options: ServerOptions, symbolication: (any SymbolicationEngine)? = nil,
-                             reportImporter: (any CrashReportImporter)? = nil, classifier: (any IssueClassifier)? = nil,
+                             reportImporter: (any CrashReportImporter)? = nil, crashAnalyzer: (any CrashAnalyzer)? = nil,
                              clock: any VigilClock = SystemClock(), extraRoutes: [HTTPRoute] = [],
                              log: @escaping @Sendable (String) -> Void = { _ in }) throws -> ServerApplication {
         let store = try ServerStore.open(options.database, connections: options.connections)
         do {
             return try ServerApplication(options: options, store: store, symbolication: symbolication,
-                                         reportImporter: reportImporter, classifier: classifier, clock: clock,
+                                         reportImporter: reportImporter, crashAnalyzer: crashAnalyzer, clock: clock,
                                          extraRoutes: extraRoutes, log: log)
         } catch {
             store.database.close()
@@ -47,7 +47,7 @@ public final class ServerApplication: Sendable {
     }
 
     private init(options: ServerOptions, store: ServerStore, symbolication: (any SymbolicationEngine)?,
-                 reportImporter: (any CrashReportImporter)?, classifier: (any IssueClassifier)?, clock: any VigilClock,
+                 reportImporter: (any CrashReportImporter)?, crashAnalyzer: (any CrashAnalyzer)?, clock: any VigilClock,
                  extraRoutes: [HTTPRoute], log: @escaping @Sendable (String) -> Void) throws {
         let (adminHash, generatedToken) = try Self.adminTokenHash(options: options, store: store)
         let sessionSecret = SecretToken.generate(prefix: "")
@@ -58,7 +58,7 @@ public final class ServerApplication: Sendable {
 
         let metrics = ServerMetrics()
         let symbolTables = SymbolTableCache(engine: symbolication)
-        let processor = EventProcessor(store: store, symbols: symbolTables, classifier: classifier, metrics: metrics,
+        let processor = EventProcessor(store: store, symbols: symbolTables, crashAnalyzer: crashAnalyzer, metrics: metrics,
                                        clock: clock, log: log)
         context = ServerContext(options: options, store: store,
                                 authenticator: Authenticator(store: store, adminTokenHash: adminHash, sessionSecret: secret, clock: clock),

@@ -38,7 +38,12 @@ public struct PendingEvent: Sendable {
     public var type: String
     public var receivedAt: Int64
     public var occurredAt: Int64
+    public var appID: String
     public var appVersion: String
+    public var appBuild: String
+    public var os: String
+    public var osVersion: String
+    public var deviceModel: String
     public var page: String?
     public var sessionID: String
     public var durationMs: Double?
@@ -57,13 +62,14 @@ public struct PendingEvent: Sendable {
 public struct EventAnalyzer {
     let policy: InAppPolicy
     let tables: any SymbolTableSource
-    let classifier: (any IssueClassifier)?
+    let crashAnalyzer: (any CrashAnalyzer)?
 
-    /// An analyzer resolving stacks through `tables`.
-    public init(policy: InAppPolicy = InAppPolicy(), tables: any SymbolTableSource, classifier: (any IssueClassifier)? = nil) {
+    /// An analyzer resolving stacks through `tables`, grouping and diagnosing crashes and hangs
+    /// with `crashAnalyzer` when there is one.
+    public init(policy: InAppPolicy = InAppPolicy(), tables: any SymbolTableSource, crashAnalyzer: (any CrashAnalyzer)? = nil) {
         self.policy = policy
         self.tables = tables
-        self.classifier = classifier
+        self.crashAnalyzer = crashAnalyzer
     }
 
     /// Analyzes one event; an event whose stored JSON cannot be read contributes nothing but
@@ -153,7 +159,15 @@ public struct EventAnalyzer {
         var resolver = StackResolver(images: images, policy: policy, tables: tables)
         let frames = resolver.resolve(stack)
         analysis.missingImages = resolver.missing
-        let fingerprint = IssueFingerprint(kind: kind, failureClass: failureClass, stack: frames)
+        var fingerprint = IssueFingerprint(kind: kind, failureClass: failureClass, stack: frames)
+        var classification: IssueClassification?
+        if let crashAnalyzer, let verdict = crashAnalyzer.analyze(rebuild(event, images: images, payload: payload), tables: tables) {
+            // The analyzer's key also separates kinds, so a hang and a crash never share an issue.
+            fingerprint = IssueFingerprint(kind: kind, failureClass: verdict.classification.category, frames: verdict.components,
+                                           provisional: verdict.provisional,
+                                           value: String(SecretToken.hash(kind + "\n" + verdict.fingerprint).prefix(32)))
+            classification = verdict.classification
+        }
         let culprit = frames.first(where: { $0.inApp && $0.function != nil })?.label
             ?? frames.first(where: { $0.function != nil })?.label
             ?? frames.first(where: \.inApp)?.label
@@ -164,7 +178,17 @@ public struct EventAnalyzer {
         let framesJSON = (try? encoder.encode(frames)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
         return IssueObservation(kind: kind, fingerprint: fingerprint, title: String(title.prefix(500)), subtitle: subtitle,
                                 framesJSON: framesJSON, symbolicated: frames.contains { $0.function != nil },
-                                classification: classifier?.classify(payload: payload, frames: frames))
+                                classification: classification)
+    }
+
+    /// The event as the SDK sent it, from its stored columns (the device's architecture is not
+    /// stored; the images carry theirs).
+    private func rebuild(_ event: PendingEvent, images: [ImageInfo], payload: EventPayload) -> Event {
+        Event(id: UUID(uuidString: event.id) ?? UUID(), time: ServerStore.date(event.occurredAt),
+              session: UUID(uuidString: event.sessionID) ?? UUID(),
+              app: AppInfo(id: event.appID, version: event.appVersion, build: event.appBuild),
+              device: DeviceInfo(model: event.deviceModel, os: event.os, osVersion: event.osVersion, arch: images.first?.arch ?? ""),
+              context: EventContext(page: event.page), images: images.isEmpty ? nil : images, payload: payload)
     }
 
     private func decodePayload(_ type: EventType, _ json: String) -> EventPayload? {

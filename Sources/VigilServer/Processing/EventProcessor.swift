@@ -16,7 +16,7 @@ import VigilCore
 public final class EventProcessor: Sendable {
     private let store: ServerStore
     private let symbols: SymbolTableCache
-    private let classifier: (any IssueClassifier)?
+    private let crashAnalyzer: (any CrashAnalyzer)?
     private let policy: InAppPolicy
     private let metrics: ServerMetrics
     private let clock: any VigilClock
@@ -32,13 +32,13 @@ public final class EventProcessor: Sendable {
     }
 
     /// A processor for `store`.
-    public init(store: ServerStore, symbols: SymbolTableCache, classifier: (any IssueClassifier)? = nil,
+    public init(store: ServerStore, symbols: SymbolTableCache, crashAnalyzer: (any CrashAnalyzer)? = nil,
                 policy: InAppPolicy = InAppPolicy(), metrics: ServerMetrics = ServerMetrics(),
                 clock: any VigilClock = SystemClock(), batchSize: Int = 250,
                 log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.store = store
         self.symbols = symbols
-        self.classifier = classifier
+        self.crashAnalyzer = crashAnalyzer
         self.policy = policy
         self.metrics = metrics
         self.clock = clock
@@ -58,7 +58,7 @@ public final class EventProcessor: Sendable {
             for event in pending {
                 let tables = symbols.view(projectID: event.projectID, connection: connection,
                                           bypassNegative: event.isReprocessing)
-                let analyzer = EventAnalyzer(policy: policy, tables: tables, classifier: classifier)
+                let analyzer = EventAnalyzer(policy: policy, tables: tables, crashAnalyzer: crashAnalyzer)
                 analyses.append(analyzer.analyze(event))
             }
             let processedAt = ServerStore.millis(clock.wallNow())

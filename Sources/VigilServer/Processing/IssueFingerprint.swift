@@ -19,6 +19,15 @@ public struct IssueFingerprint: Sendable, Hashable {
     /// The stable hash: 32 hex digits of SHA-256 over the parts.
     public var value: String
 
+    /// A fingerprint computed elsewhere (a ``CrashAnalyzer``).
+    public init(kind: String, failureClass: String, frames: [String], provisional: Bool, value: String) {
+        self.kind = kind
+        self.failureClass = failureClass
+        self.frames = frames
+        self.provisional = provisional
+        self.value = value
+    }
+
     /// How many frames a fingerprint uses.
     public static let depth = 3
 

@@ -65,7 +65,7 @@ public struct ProcessingBatch: Sendable {
         }
         for (key, histogram) in analysis.histograms { histograms[key, default: LogHistogram()].merge(histogram) }
         for image in analysis.missingImages {
-            let key = MissingKey(projectID: event.projectID, debugID: DebugIdentifier.normalize(image.id))
+            let key = MissingKey(projectID: event.projectID, debugID: DebugIDSpelling.normalize(image.id))
             missingSymbols[key, default: MissingSymbols(arch: image.arch, name: image.name)].events.insert(event.id)
         }
         if let previous = event.issueID { issuesToRecount.insert(previous) }

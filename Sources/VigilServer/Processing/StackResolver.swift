@@ -3,8 +3,9 @@ import VigilCore
 /// Maps a stack's absolute addresses to images and offsets through the event's `images`,
 /// symbolicates them through a ``SymbolTableSource`` and marks the app's own frames.
 ///
-/// Return addresses (every frame but the first) are looked up one byte earlier, inside the
-/// call instruction, so that a call at the very end of a function resolves to that function.
+/// Return addresses (every frame but the first) are looked up inside the call instruction (the
+/// symbol table knows the architecture's adjustment), so that a call at the very end of a
+/// function resolves to that function.
 /// Pure apart from the table source; cost: a binary search per frame plus the lookups.
 public struct StackResolver {
     private let images: [ImageInfo]
@@ -33,7 +34,6 @@ public struct StackResolver {
             }
             let image = images[index]
             let offset = address.value - image.loadAddress.value
-            let lookupOffset = position == 0 || offset == 0 ? offset : offset - 1
             let base = ResolvedFrame(address: address.hex, image: image.name, imageID: image.id, offset: offset,
                                      inApp: inApp[index])
             guard let table = tables.table(debugID: image.id, arch: image.arch) else {
@@ -41,7 +41,7 @@ public struct StackResolver {
                 result.append(base)
                 continue
             }
-            let locations = table.locations(at: lookupOffset)
+            let locations = table.locations(at: offset, isReturnAddress: position > 0)
             if locations.isEmpty {
                 result.append(base)
                 continue

@@ -33,7 +33,7 @@ public final class SymbolTableCache: Sendable {
 
     /// Forgets what it knows about `debugID` (symbols were just uploaded).
     public func invalidate(projectID: Int64, debugID: String) {
-        let key = Key(projectID: projectID, debugID: DebugIdentifier.normalize(debugID))
+        let key = Key(projectID: projectID, debugID: DebugIDSpelling.normalize(debugID))
         state.withLock { state in
             state.tables[key] = nil
             state.absent[key] = nil
@@ -49,7 +49,7 @@ public final class SymbolTableCache: Sendable {
     fileprivate func table(projectID: Int64, debugID: String, arch: String, connection: any DatabaseConnection,
                            bypassNegative: Bool) -> (any SymbolTable)? {
         guard let engine else { return nil }
-        let key = Key(projectID: projectID, debugID: DebugIdentifier.normalize(debugID))
+        let key = Key(projectID: projectID, debugID: DebugIDSpelling.normalize(debugID))
         let now = Date()
         let cached: (any SymbolTable)?? = state.withLock { state in
             state.tick += 1

@@ -1,5 +1,6 @@
 import Foundation
 import VigilCore
+import VigilSymbols
 
 /// One source location an address resolves to. An address inside inlined code resolves to
 /// several: the inlined callee first, the function it was inlined into last.
@@ -24,8 +25,9 @@ public struct SymbolLocation: Sendable, Hashable, Codable {
 /// Implementations are immutable after creation and safe to share across threads.
 public protocol SymbolTable: Sendable {
     /// The locations for `offset` bytes past the image's load address (inlined first), empty
-    /// when the offset is outside every known function.
-    func locations(at offset: UInt64) -> [SymbolLocation]
+    /// when the offset is outside every known function. `isReturnAddress` (every frame but a
+    /// stack's first) moves the lookup back into the call instruction.
+    func locations(at offset: UInt64, isReturnAddress: Bool) -> [SymbolLocation]
 }
 
 /// The symbolication engine as the server needs it: turns uploaded debug files into SymCache
@@ -45,7 +47,7 @@ public protocol SymbolicationEngine: Sendable {
 
 /// One architecture slice of an uploaded debug file, converted.
 public struct SymbolSlice: Sendable, Hashable {
-    /// Mach-O UUID or ELF build id, normalized with ``DebugIdentifier/normalize(_:)``.
+    /// Mach-O UUID or ELF build id, normalized with ``DebugIDSpelling/normalize(_:)``.
     public var debugID: String
     /// Architecture, e.g. `arm64`, `x86_64`.
     public var arch: String
@@ -58,7 +60,7 @@ public struct SymbolSlice: Sendable, Hashable {
 
     /// Creates a slice.
     public init(debugID: String, arch: String, kind: String, name: String, symcache: Data) {
-        self.debugID = DebugIdentifier.normalize(debugID)
+        self.debugID = DebugIDSpelling.normalize(debugID)
         self.arch = arch
         self.kind = kind
         self.name = name
@@ -73,38 +75,64 @@ public protocol CrashReportImporter: Sendable {
     func events(fromReport body: Data, contentType: String?, fileName: String?) throws -> [Event]
 }
 
-/// A classification of a crash or hang ("what kind of failure and why"), shown with its issue.
+/// What the server shows as an issue's diagnosis: the failure's category and explanation.
 public struct IssueClassification: Sendable, Hashable, Codable {
-    /// Short category, e.g. `nil-unwrap`, `main-thread-io`, `watchdog`.
+    /// Stable category, e.g. `null-pointer`, `watchdog`, `hang`.
     public var category: String
-    /// One-sentence explanation.
+    /// One-line explanation.
     public var summary: String
-    /// How sure the classifier is (0…1).
-    public var confidence: Double?
+    /// `high`, `medium` or `low`.
+    public var confidence: String?
+    /// What supports it: `location: value — meaning`.
+    public var evidence: [String]
+    /// What to do about it.
+    public var advice: [String]
 
     /// Creates a classification.
-    public init(category: String, summary: String, confidence: Double? = nil) {
+    public init(category: String, summary: String, confidence: String? = nil, evidence: [String] = [], advice: [String] = []) {
         self.category = category
         self.summary = summary
         self.confidence = confidence
+        self.evidence = evidence
+        self.advice = advice
     }
 }
 
-/// Explains a crash or hang from its event and resolved stack; provided by `VigilReports`.
-public protocol IssueClassifier: Sendable {
-    /// The classification, or nil when nothing is recognized.
-    func classify(payload: EventPayload, frames: [ResolvedFrame]) -> IssueClassification?
+/// A crash analyzer's verdict on one crash or hang: how to group it and what it is.
+public struct CrashAnalysis: Sendable, Hashable {
+    /// The grouping key (32 hex digits); replaces the server's own fingerprint.
+    public var fingerprint: String
+    /// The names (or other parts) that went into it, top first.
+    public var components: [String]
+    /// Whether the key rests on unsymbolicated frames (stable only within one build).
+    public var provisional: Bool
+    /// The diagnosis.
+    public var classification: IssueClassification
+
+    /// Creates a verdict.
+    public init(fingerprint: String, components: [String], provisional: Bool, classification: IssueClassification) {
+        self.fingerprint = fingerprint
+        self.components = components
+        self.provisional = provisional
+        self.classification = classification
+    }
 }
 
-/// Debug identifiers in one spelling: Mach-O UUIDs as uppercase dashed UUIDs, ELF build ids as
-/// lowercase hex, whatever the uploader or the SDK wrote.
-public enum DebugIdentifier {
-    /// The normalized form of `id`.
+/// Classifies and fingerprints crash and hang events with full crash-report knowledge
+/// (throw/abort borders, watchdog codes, Swift runtime traps); provided by `VigilReports`.
+/// Without one, the server groups by ``IssueFingerprint`` and shows no diagnosis.
+public protocol CrashAnalyzer: Sendable {
+    /// The verdict on a crash or hang `event`, symbolicating through `tables` (valid only
+    /// during the call); nil when the event is neither.
+    func analyze(_ event: Event, tables: any SymbolTableSource) -> CrashAnalysis?
+}
+
+/// Debug identifiers in one spelling — Mach-O UUIDs as uppercase dashed UUIDs, ELF build ids
+/// as lowercase hex (`VigilSymbols.DebugIdentifier`'s) — whatever the uploader or the SDK wrote.
+public enum DebugIDSpelling {
+    /// The canonical spelling of `id`; text that is no identifier is only lowercased.
     public static func normalize(_ id: String) -> String {
-        let hex = id.lowercased().filter { $0 != "-" && !$0.isWhitespace }
-        guard hex.count == 32, hex.allSatisfy(\.isHexDigit) else { return hex }
-        let upper = Array(hex.uppercased())
-        return String(upper[0..<8]) + "-" + String(upper[8..<12]) + "-" + String(upper[12..<16]) + "-"
-            + String(upper[16..<20]) + "-" + String(upper[20..<32])
+        if let parsed = VigilSymbols.DebugIdentifier(id) { return parsed.description }
+        return id.lowercased()
     }
 }

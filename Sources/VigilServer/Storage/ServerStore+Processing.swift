@@ -11,14 +11,18 @@ extension ServerStore {
     /// one database never take the same event; the claim lasts until the transaction ends.
     static func claimPending(on connection: any DatabaseConnection, limit: Int) throws -> [PendingEvent] {
         let rows = try connection.query("""
-            SELECT project_id, id, type, received_at, occurred_at, app_version, page, session_id, duration_ms,
+            SELECT project_id, id, type, received_at, occurred_at, app_id, app_version, app_build, os, os_version, device_model,
+                   page, session_id, duration_ms,
                    payload_json, images_json, state, issue_id
             FROM apm_event WHERE state <> 1 ORDER BY received_at LIMIT ?\(connection.dialect.claimRows)
             """, [.int(limit)])
         return rows.map { row in
             PendingEvent(projectID: row.int64("project_id"), id: row.string("id") ?? "", type: row.string("type") ?? "",
                          receivedAt: row.int64("received_at"), occurredAt: row.int64("occurred_at"),
-                         appVersion: row.string("app_version") ?? "", page: row.string("page"),
+                         appID: row.string("app_id") ?? "", appVersion: row.string("app_version") ?? "",
+                         appBuild: row.string("app_build") ?? "", os: row.string("os") ?? "",
+                         osVersion: row.string("os_version") ?? "", deviceModel: row.string("device_model") ?? "",
+                         page: row.string("page"),
                          sessionID: row.string("session_id") ?? "", durationMs: row["duration_ms"].double,
                          payloadJSON: row.string("payload_json") ?? "{}", imagesJSON: row.string("images_json"),
                          state: row.int("state"), issueID: row["issue_id"].int64)

@@ -55,7 +55,7 @@ extension ServerStore {
         try connection.first("""
             SELECT symcache FROM symbol_files WHERE project_id = ? AND debug_id = ?
             ORDER BY CASE WHEN arch = ? THEN 0 ELSE 1 END LIMIT 1
-            """, [.integer(projectID), .text(DebugIdentifier.normalize(debugID)), .text(arch)])?["symcache"].data
+            """, [.integer(projectID), .text(DebugIDSpelling.normalize(debugID)), .text(arch)])?["symcache"].data
     }
 
     /// The project's uploaded slices, newest first.

@@ -26,7 +26,8 @@ struct TableSymbolication: SymbolicationEngine {
 
     struct Table: SymbolTable {
         let ranges: [Range]
-        func locations(at offset: UInt64) -> [SymbolLocation] {
+        func locations(at offset: UInt64, isReturnAddress: Bool) -> [SymbolLocation] {
+            let offset = isReturnAddress && offset > 0 ? offset - 1 : offset
             guard let range = ranges.first(where: { $0.start <= offset && offset < $0.end }) else { return [] }
             let outer = SymbolLocation(function: range.function, file: range.file, line: range.line)
             return range.inlined.map { [SymbolLocation(function: $0), outer] } ?? [outer]

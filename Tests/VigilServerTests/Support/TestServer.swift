@@ -17,7 +17,8 @@ final class TestServer: @unchecked Sendable {
     var project: Project { app.firstStart.defaultProject }
 
     init(_ kind: StoreKind, configure: (inout ServerOptions) -> Void = { _ in },
-         symbolication: (any SymbolicationEngine)? = nil, extraRoutes: [HTTPRoute] = []) throws {
+         symbolication: (any SymbolicationEngine)? = nil, reportImporter: (any CrashReportImporter)? = nil,
+         crashAnalyzer: (any CrashAnalyzer)? = nil, realEngines: Bool = false, extraRoutes: [HTTPRoute] = []) throws {
         directory = try TemporaryDirectory(prefix: "server")
         var options = ServerOptions(database: try kind.freshLocation(in: directory), spoolDirectory: directory.file("spool").path)
         options.adminToken = Self.adminToken
@@ -25,7 +26,13 @@ final class TestServer: @unchecked Sendable {
         options.connections = 4
         options.http = HTTPServerConfiguration(threads: 4)
         configure(&options)
-        app = try ServerApplication.start(options, symbolication: symbolication, extraRoutes: extraRoutes)
+        try FileManager.default.createDirectory(atPath: options.spoolDirectory, withIntermediateDirectories: true)
+        // The real engines: VigilSymbols and VigilReports, as `vigil serve` plugs them in.
+        let engine = realEngines ? VigilSymbolsEngine(scratchDirectory: options.spoolDirectory) : symbolication
+        app = try ServerApplication.start(options, symbolication: engine,
+                                          reportImporter: realEngines ? VigilReportsImporter() : reportImporter,
+                                          crashAnalyzer: realEngines ? VigilReportsAnalyzer() : crashAnalyzer,
+                                          extraRoutes: extraRoutes)
         client = HTTPTestClient(port: app.port)
         ingestKey = try requireKey(app.firstStart.defaultProjectKey)
     }
@@ -41,6 +48,11 @@ final class TestServer: @unchecked Sendable {
     /// `POST /api/v1/events` with `events` as a JSON array.
     func postEvents(_ events: [Event]) throws -> HTTPTestClient.Response {
         try postEvents(try EventJSON.makeEncoder().encode(events))
+    }
+
+    /// `POST /api/v1/symbols` with the admin token.
+    func uploadSymbols(_ body: Data, project: String = "default") throws -> HTTPTestClient.Response {
+        try client.post("/api/v1/symbols?project=\(project)", body, headers: ["Authorization": "Bearer \(Self.adminToken)"])
     }
 
     /// An admin `GET`.
