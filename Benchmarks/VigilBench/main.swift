@@ -6,6 +6,7 @@ import VigilCommandLine
 let commands: [any Command.Type] = [
     LaunchBenchmark.self,
     ReportsBenchmark.self,
+    ServerBenchmark.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil-bench", commands: commands))

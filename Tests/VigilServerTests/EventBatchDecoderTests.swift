@@ -51,6 +51,43 @@ struct EventBatchDecoderTests {
         #expect(decoded.compactMap { try? $0.get().event } == events)
     }
 
+    @Test("every well-formed sample takes the direct path and equals Decodable's result")
+    func fastPathCoversSamples() throws {
+        var events = EventType.allCases.flatMap { type in (0..<12).map { SampleEvents.make(type, index: $0) } }
+        // Optional parts present, absent and null-able: frozen frames, launch tasks, registers, resource blocks.
+        if case .frames(var frames) = events[12].payload {
+            frames.frozenFrames = [FrozenFrame(start: SampleEvents.time, durationMs: 900, stack: [Address(1), Address(2)])]
+            frames.stack = [Address(3)]
+            events[12].payload = .frames(frames)
+        }
+        if case .launch(var launch) = events[24].payload, case .span(let span) = SampleEvents.make(.span, index: 2).payload {
+            launch.tasks = [span]
+            launch.traceId = span.traceId
+            events[24].payload = .launch(launch)
+        }
+        if case .resource(var resource) = events[60].payload {
+            resource.cpuBlock = CPUBlock(windowMs: 5000, averagePercent: 91, thresholdPercent: 80)
+            events[60].payload = .resource(resource)
+        }
+        for event in events {
+            let tape = try JSONTape(bytes: Array(try EventJSON.encode(event)))
+            let fast = try EventFastReader(tape: tape).event(0)
+            #expect(fast == event, "\(event.type)")
+            #expect(fast == (try JSONTapeDecoder.decode(Event.self, from: tape)))
+        }
+    }
+
+    @Test("the direct path never accepts what Decodable refuses, nor decodes it differently", arguments: 0..<mutations.count)
+    func fastPathIsConservative(mutation: Int) throws {
+        var objects = try Self.sampleObjects()
+        for index in objects.indices { Self.mutations[mutation].1(&objects[index]) }
+        for object in objects {
+            let tape = try JSONTape(bytes: Array(try JSONSerialization.data(withJSONObject: object)))
+            guard let fast = try? EventFastReader(tape: tape).event(0) else { continue }
+            #expect(fast == (try JSONTapeDecoder.decode(Event.self, from: tape)), "\(Self.mutations[mutation].0)")
+        }
+    }
+
     @Test("raw sub-documents are the exact JSON that was sent")
     func rawSlices() throws {
         let body = Data(#"[{"schema":1,"id":"00000000-0000-4000-8000-0000000000a1","type":"log","time":"2026-11-29T20:48:43.123Z","session":"0F4B5C4E-7D33-4C4A-9B8E-2F7D4E1C0A01","app":{"id":"a","version":"1","build":"1"},"device":{"model":"m","os":"iOS","osVersion":"18","arch":"arm64"},"tags":{ "k" : "v\u00e9" },"payload":{"level":"info","message":"x","extra":[1,2]}}]"#.utf8)

@@ -74,7 +74,13 @@ public enum EventBatchDecoder {
             return String(tape.string(id).prefix(64))
         }()
         do {
-            let event = try JSONTapeDecoder.decode(Event.self, from: tape, node: node, codingPath: codingPath)
+            // Well-formed events take the direct path; anything unusual is judged by Decodable.
+            let event: Event
+            if let fast = try? EventFastReader(tape: tape).event(node) {
+                event = fast
+            } else {
+                event = try JSONTapeDecoder.decode(Event.self, from: tape, node: node, codingPath: codingPath)
+            }
             func raw(_ key: String) -> String? {
                 guard let member = tape.member(node, key), tape.nodes[member].kind != .null else { return nil }
                 return String(decoding: tape.rawJSON(member), as: UTF8.self)

@@ -155,7 +155,7 @@ public struct EventAnalyzer {
 
     private func issue(kind: String, failureClass: String, stack: [Address], event: PendingEvent, payload: EventPayload,
                        analysis: inout EventAnalysis, titlePrefix: String, subtitle: String?) -> IssueObservation {
-        let images = event.imagesJSON.flatMap { try? JSONTapeDecoder.decode([ImageInfo].self, from: JSONTape(bytes: Array($0.utf8))) } ?? []
+        let images = event.imagesJSON.flatMap(Self.decodeImages) ?? []
         var resolver = StackResolver(images: images, policy: policy, tables: tables)
         let frames = resolver.resolve(stack)
         analysis.missingImages = resolver.missing
@@ -173,9 +173,7 @@ public struct EventAnalyzer {
             ?? frames.first(where: \.inApp)?.label
             ?? frames.first?.label
         let title = culprit.map { "\(titlePrefix) in \($0)" } ?? titlePrefix
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let framesJSON = (try? encoder.encode(frames)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        let framesJSON = ResolvedFrame.json(frames)
         return IssueObservation(kind: kind, fingerprint: fingerprint, title: String(title.prefix(500)), subtitle: subtitle,
                                 framesJSON: framesJSON, symbolicated: frames.contains { $0.function != nil },
                                 classification: classification)
@@ -191,8 +189,16 @@ public struct EventAnalyzer {
               context: EventContext(page: event.page), images: images.isEmpty ? nil : images, payload: payload)
     }
 
+    private static func decodeImages(_ json: String) -> [ImageInfo]? {
+        guard let tape = try? JSONTape(bytes: Array(json.utf8)) else { return nil }
+        let reader = EventFastReader(tape: tape)
+        if let fast = try? reader.array(0, { (item) throws(EventFastReader.Fallback) in try reader.imageInfo(item) }) { return fast }
+        return try? JSONTapeDecoder.decode([ImageInfo].self, from: tape)
+    }
+
     private func decodePayload(_ type: EventType, _ json: String) -> EventPayload? {
         guard let tape = try? JSONTape(bytes: Array(json.utf8)) else { return nil }
+        if let fast = try? EventFastReader(tape: tape).payload(type, 0) { return fast }
         do {
             switch type {
             case .hang: return .hang(try JSONTapeDecoder.decode(HangPayload.self, from: tape))

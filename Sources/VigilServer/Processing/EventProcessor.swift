@@ -23,6 +23,8 @@ public final class EventProcessor: Sendable {
     private let batchSize: Int
     private let log: @Sendable (String) -> Void
     private let condition = NSCondition()
+    /// Serializes this server's workers on SQLite, where batches are read outside a transaction.
+    private let processingLock = NSLock()
     private let state = Mutex(WorkerState())
     private let finished = DispatchGroup()
 
@@ -46,28 +48,54 @@ public final class EventProcessor: Sendable {
         self.log = log
     }
 
-    /// Processes one batch in one transaction; returns how many events it processed (0 when
-    /// none were waiting).
+    /// Processes one batch; returns how many events it processed (0 when none were waiting).
+    ///
+    /// PostgreSQL: claim, analyze and write in one transaction (claimed rows stay locked, so
+    /// other workers and servers skip them). SQLite has one writer for the whole file, and
+    /// holding it while stacks are symbolicated would stall ingest: the batch is read and
+    /// analyzed outside the write lock, under a lock that serializes this server's processing
+    /// workers, and only the results are written in a short transaction. (An SQLite file is
+    /// served by one `vigil serve`; several servers need PostgreSQL.)
     @discardableResult
     public func processBatch() throws -> Int {
-        let (count, lags) = try store.database.write { connection -> (Int, [Double]) in
-            let pending = try ServerStore.claimPending(on: connection, limit: batchSize)
-            guard !pending.isEmpty else { return (0, []) }
-            var analyses: [EventAnalysis] = []
-            analyses.reserveCapacity(pending.count)
-            for event in pending {
-                let tables = symbols.view(projectID: event.projectID, connection: connection,
-                                          bypassNegative: event.isReprocessing)
-                let analyzer = EventAnalyzer(policy: policy, tables: tables, crashAnalyzer: crashAnalyzer)
-                analyses.append(analyzer.analyze(event))
+        let (count, lags): (Int, [Double])
+        if store.dialect == .postgres {
+            (count, lags) = try store.database.write { connection -> (Int, [Double]) in
+                let pending = try ServerStore.claimPending(on: connection, limit: batchSize)
+                guard !pending.isEmpty else { return (0, []) }
+                let analyses = analyze(pending, connection: connection)
+                return (pending.count, try write(analyses, pending: pending, on: connection))
             }
-            let processedAt = ServerStore.millis(clock.wallNow())
-            try ServerStore.apply(ProcessingBatch(analyses), on: connection, now: processedAt)
-            let lags = pending.filter { !$0.isReprocessing }.map { Double(processedAt - $0.receivedAt) / 1000 }
-            return (pending.count, lags)
+        } else {
+            processingLock.lock()
+            defer { processingLock.unlock() }
+            let (pending, analyses) = try store.database.read { connection -> ([PendingEvent], [EventAnalysis]) in
+                let pending = try ServerStore.claimPending(on: connection, limit: batchSize)
+                return (pending, analyze(pending, connection: connection))
+            }
+            guard !pending.isEmpty else { return 0 }
+            lags = try store.database.write { connection in try write(analyses, pending: pending, on: connection) }
+            count = pending.count
         }
         if count > 0 { metrics.recordProcessed(lags: lags) }
         return count
+    }
+
+    private func analyze(_ pending: [PendingEvent], connection: any DatabaseConnection) -> [EventAnalysis] {
+        var analyses: [EventAnalysis] = []
+        analyses.reserveCapacity(pending.count)
+        for event in pending {
+            let tables = symbols.view(projectID: event.projectID, connection: connection, bypassNegative: event.isReprocessing)
+            analyses.append(EventAnalyzer(policy: policy, tables: tables, crashAnalyzer: crashAnalyzer).analyze(event))
+        }
+        return analyses
+    }
+
+    /// Writes a batch's results; returns the lags (seconds) of its first-time events.
+    private func write(_ analyses: [EventAnalysis], pending: [PendingEvent], on connection: any DatabaseConnection) throws -> [Double] {
+        let processedAt = ServerStore.millis(clock.wallNow())
+        try ServerStore.apply(ProcessingBatch(analyses), on: connection, now: processedAt)
+        return pending.filter { !$0.isReprocessing }.map { Double(processedAt - $0.receivedAt) / 1000 }
     }
 
     /// Processes batches until none is waiting (or `maxBatches` ran); returns the events processed.

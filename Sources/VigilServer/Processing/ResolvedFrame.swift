@@ -34,6 +34,28 @@ public struct ResolvedFrame: Sendable, Hashable, Codable {
         self.inlined = inlined
     }
 
+    /// `frames` as a JSON array, in the form `Codable` reads back (written by hand: it runs for
+    /// every crash and hang processed).
+    public static func json(_ frames: [ResolvedFrame]) -> String {
+        var writer = JSONWriter()
+        writer.beginArray()
+        for frame in frames {
+            writer.beginObject()
+            writer.key("address"); writer.string(frame.address)
+            if let image = frame.image { writer.key("image"); writer.string(image) }
+            if let imageID = frame.imageID { writer.key("imageID"); writer.string(imageID) }
+            if let offset = frame.offset { writer.key("offset"); writer.number(Int64(bitPattern: offset)) }
+            if let function = frame.function { writer.key("function"); writer.string(function) }
+            if let file = frame.file { writer.key("file"); writer.string(file) }
+            if let line = frame.line { writer.key("line"); writer.number(line) }
+            writer.key("inApp"); writer.bool(frame.inApp)
+            writer.key("inlined"); writer.bool(frame.inlined)
+            writer.endObject()
+        }
+        writer.endArray()
+        return writer.string
+    }
+
     /// A one-line rendering: `function (file:line)`, or `image + 0xoffset`, or the address.
     public var label: String {
         if let function {

@@ -22,6 +22,8 @@ public struct StackResolver {
 
     /// The images whose symbols a lookup needed but no upload provided, after ``resolve(_:)`` calls.
     public private(set) var missing: [ImageInfo] = []
+    /// Each image's table, looked up once per resolver (a stack has many frames per image).
+    private var tableByImage: [Int: (any SymbolTable)?] = [:]
 
     /// Resolves `frames` (innermost first); an inlined location adds frames with `inlined` set.
     public mutating func resolve(_ frames: [Address]) -> [ResolvedFrame] {
@@ -36,7 +38,14 @@ public struct StackResolver {
             let offset = address.value - image.loadAddress.value
             let base = ResolvedFrame(address: address.hex, image: image.name, imageID: image.id, offset: offset,
                                      inApp: inApp[index])
-            guard let table = tables.table(debugID: image.id, arch: image.arch) else {
+            let table: (any SymbolTable)?
+            if let known = tableByImage[index] {
+                table = known
+            } else {
+                table = tables.table(debugID: image.id, arch: image.arch)
+                tableByImage[index] = .some(table)
+            }
+            guard let table else {
                 if !missing.contains(where: { $0.id == image.id }) { missing.append(image) }
                 result.append(base)
                 continue

@@ -132,7 +132,25 @@ public protocol CrashAnalyzer: Sendable {
 public enum DebugIDSpelling {
     /// The canonical spelling of `id`; text that is no identifier is only lowercased.
     public static func normalize(_ id: String) -> String {
+        if isCanonical(id) { return id }
         if let parsed = VigilSymbols.DebugIdentifier(id) { return parsed.description }
         return id.lowercased()
+    }
+
+    /// Whether `id` is already spelled canonically (the common case; checked without parsing).
+    static func isCanonical(_ id: String) -> Bool {
+        let bytes = id.utf8
+        if bytes.count == 36 {
+            for (index, byte) in bytes.enumerated() {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    if byte != UInt8(ascii: "-") { return false }
+                } else if !((byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46)) {
+                    return false
+                }
+            }
+            return true
+        }
+        guard bytes.count != 32, bytes.count >= 8, bytes.count <= 80 else { return false }
+        return bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 }

@@ -124,6 +124,15 @@ extension ServerStore {
         try upsertHistograms(batch.histograms, on: connection)
         // 5. Images that needed symbols.
         for (key, missing) in batch.missingSymbols.sorted(by: { ($0.key.projectID, $0.key.debugID) < ($1.key.projectID, $1.key.debugID) }) {
+            // Symbols uploaded while this batch was analyzed: queue its events again instead.
+            if try connection.first("SELECT 1 FROM symbol_files WHERE project_id = ? AND debug_id = ?",
+                                    [.integer(key.projectID), .text(key.debugID)]) != nil {
+                for eventID in missing.events.sorted() {
+                    try connection.execute("UPDATE apm_event SET state = 2 WHERE project_id = ? AND id = ?",
+                                           [.integer(key.projectID), .text(eventID)])
+                }
+                continue
+            }
             try connection.execute("""
                 INSERT INTO missing_symbols (project_id, debug_id, arch, image_name, event_count, first_seen, last_seen)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
