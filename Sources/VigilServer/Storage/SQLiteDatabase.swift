@@ -3,6 +3,10 @@ import Foundation
 /// An SQLite database file: one writer connection behind a lock (SQLite allows one writer at a
 /// time, and queueing in-process is cheaper than busy-waiting on the file lock) and a pool of
 /// reader connections that WAL mode lets run beside the writer.
+///
+/// Checkpoints (copying the WAL into the database file, the only step that waits for the disk)
+/// run on a background thread every `checkpointSeconds`, so no request commits behind an
+/// `fsync`; the automatic checkpoint stays on at a large size as a backstop.
 public final class SQLiteDatabase: Database, @unchecked Sendable {
     public var dialect: SQLDialect { .sqlite }
     /// The database file.
@@ -10,14 +14,41 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     private let writerLock = NSLock()
     private let writer: SQLiteConnection
     private let readers: ConnectionPool<SQLiteConnection>
+    private let checkpointer = NSCondition()
+    private var closed = false
+    private var checkpointerRunning = false
 
     /// Opens or creates the file at `path` (its directory is created too).
-    public init(path: String, readers: Int = 4) throws {
+    public init(path: String, readers: Int = 4, checkpointSeconds: Double = 1) throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.path = path
         writer = try SQLiteConnection(path: path)
+        try writer.executeScript("PRAGMA wal_autocheckpoint=20000;")
         self.readers = ConnectionPool(capacity: readers) { try SQLiteConnection(path: path) }
+        if checkpointSeconds > 0 { startCheckpointer(every: checkpointSeconds) }
+    }
+
+    private func startCheckpointer(every seconds: Double) {
+        let path = self.path
+        checkpointerRunning = true
+        let thread = Thread { [self] in
+            let connection = try? SQLiteConnection(path: path)
+            checkpointer.lock()
+            while !closed {
+                _ = checkpointer.wait(until: Date().addingTimeInterval(seconds))
+                if closed { break }
+                checkpointer.unlock()
+                // PASSIVE never blocks the writer or readers; what it cannot copy now waits.
+                _ = try? connection?.executeScript("PRAGMA wal_checkpoint(PASSIVE);")
+                checkpointer.lock()
+            }
+            checkpointerRunning = false
+            checkpointer.broadcast()
+            checkpointer.unlock()
+        }
+        thread.name = "vigil-sqlite-checkpoint"
+        thread.start()
     }
 
     public var displayName: String { "sqlite:\(path)" }
@@ -56,6 +87,11 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     }
 
     public func close() {
+        checkpointer.lock()
+        closed = true
+        checkpointer.broadcast()
+        while checkpointerRunning { checkpointer.wait() }
+        checkpointer.unlock()
         readers.close()
     }
 }
