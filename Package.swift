@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "Vigil", targets: ["Vigil"]),
         .library(name: "VigilCore", targets: ["VigilCore"]),
         .library(name: "VigilLaunch", targets: ["VigilLaunch"]),
+        .library(name: "VigilStore", targets: ["VigilStore"]),
+        .library(name: "VigilTransport", targets: ["VigilTransport"]),
         .library(name: "VigilBLE", targets: ["VigilBLE"]),
         .library(name: "VigilBLESimulation", targets: ["VigilBLESimulation"]),
         .library(name: "VigilSymbols", targets: ["VigilSymbols"]),
@@ -72,12 +74,12 @@ let package = Package(
             "VigilCore", "VigilSymbols", "VigilReports", "VigilServer", "VigilLaunch",
             "VigilBLE", "VigilBLESimulation", "Vigil", "VigilCommandLine",
         ], path: "Sources/vigil"),
-        .executableTarget(name: "VigilSample", dependencies: ["Vigil", "VigilCore", "VigilLaunch", "VigilCommandLine"],
+        .executableTarget(name: "VigilSample", dependencies: ["Vigil", "VigilCore", "VigilRuntime", "VigilLaunch", "VigilStore", "VigilCommandLine"],
                           path: "Sources/vigil-sample"),
         .executableTarget(name: "VigilBench", dependencies: [
             "VigilCore", "VigilRuntime", "CVigilRuntime", "VigilStore", "VigilTransport", "Vigil",
             "VigilLaunch", "VigilSymbols", "VigilReports", "VigilServer", "VigilBLE",
-            "VigilBLESimulation", "VigilCommandLine",
+            "VigilBLESimulation", "VigilCommandLine", "VigilTestSupport",
         ], path: "Benchmarks/VigilBench"),
 
         // MARK: Tests (one target per module; each module's issue adds its target here)
@@ -85,10 +87,17 @@ let package = Package(
         .testTarget(name: "VigilCoreTests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilCLITests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilServerTests", dependencies: ["VigilServer", "VigilCore", "VigilTestSupport"]),
-        .testTarget(name: "VigilLaunchTests", dependencies: ["VigilLaunch", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilSymbolsTests", dependencies: ["VigilSymbols", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilReportsTests", dependencies: ["VigilReports", "VigilSymbols", "VigilCore", "VigilTestSupport"],
                     exclude: ["Fixtures"]),
+        .testTarget(name: "VigilRuntimeTests", dependencies: ["VigilRuntime", "CVigilRuntime", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilTests", dependencies: ["Vigil", "VigilCore", "VigilTransport", "VigilTestSupport"]),
+        .testTarget(name: "VigilStoreTests", dependencies: ["VigilStore", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilTransportTests", dependencies: [
+            "VigilTransport", "VigilStore", "VigilCore", "VigilTestSupport",
+        ]),
+        .testTarget(name: "VigilLaunchTests", dependencies: ["VigilLaunch", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilBLETests", dependencies: ["VigilBLE", "VigilBLESimulation", "VigilCore", "VigilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,32 +1,29 @@
 // swift-tools-version: 6.0
 //
-// Fuzz targets for Vigil's parsers of outside input (`make fuzz`, see scripts/fuzz). Every
-// directory under Sources/ is one libFuzzer executable exporting `LLVMFuzzerTestOneInput`;
-// scripts/fuzz builds them with `-sanitize=fuzzer,address -parse-as-library` and seeds each
-// from Corpus/<target>/. Targets are discovered from the directory listing, so adding one is
-// adding a folder; code shared by several targets lives in library targets under Support/.
+// libFuzzer targets for Vigil's parsers of outside input, run by `make fuzz` (scripts/fuzz),
+// which builds this package with -sanitize=fuzzer,address. Each target is one executable
+// under Sources/ (scripts/fuzz runs every one); its seed inputs live in Corpus/<target>/. Shared
+// C declarations live in Driver/, outside Sources/, so that they are not taken for a target.
 
-import Foundation
 import PackageDescription
-
-let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Sources")
-let names = ((try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? [])
-    .filter { !$0.hasPrefix(".") }
-    .sorted()
-
-/// The library products of the root package each target needs, by target-name prefix.
-func dependencies(of target: String) -> [Target.Dependency] {
-    if target.hasPrefix("FuzzReport") { return [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"] }
-    if target.hasPrefix("FuzzSym") { return [.product(name: "VigilSymbols", package: "Vigil")] }
-    return [.product(name: "VigilCore", package: "Vigil")]
-}
 
 let package = Package(
     name: "VigilFuzz",
     platforms: [.macOS(.v13)],
     dependencies: [.package(name: "Vigil", path: "..")],
-    targets: names.map { .executableTarget(name: $0, dependencies: dependencies(of: $0), path: "Sources/\($0)") } + [
-        .target(name: "ReportFuzzing", dependencies: [.product(name: "VigilReports", package: "Vigil")], path: "Support/ReportFuzzing"),
+    targets: [
+        // The declaration of libFuzzer's driver, which each target's entry point calls.
+        .target(name: "CFuzzDriver", path: "Driver"),
+        // Segment files as recovery reads them (VigilStore).
+        .executableTarget(name: "FuzzSegmentRecovery", dependencies: ["CFuzzDriver", 
+            .product(name: "VigilStore", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
+        ]),
+        // Answers to POST /api/v1/events (VigilTransport).
+        .executableTarget(name: "FuzzIngestResponse", dependencies: ["CFuzzDriver", .product(name: "VigilTransport", package: "Vigil")]),
+        // Remote configuration documents (VigilCore's RemoteConfig, as the SDK and the server read them).
+        .executableTarget(name: "FuzzRemoteConfig", dependencies: ["CFuzzDriver", .product(name: "VigilCore", package: "Vigil")]),
+        // gzip bodies (VigilTransport's bounded inflate).
+        .executableTarget(name: "FuzzGzip", dependencies: ["CFuzzDriver", .product(name: "VigilTransport", package: "Vigil")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,9 +4,12 @@ import VigilCommandLine
 /// Every benchmark suite, in the order `vigil-bench help` lists them. Each writes
 /// `bench-results/<suite>.json`; `make bench` runs them through the scripts in `Benchmarks/`.
 let commands: [any Command.Type] = [
+    MonitoringBenchmark.self,
+    StoreBenchmark.self,
     LaunchBenchmark.self,
     ReportsBenchmark.self,
     ServerBenchmark.self,
+    BLEBenchmark.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil-bench", commands: commands))

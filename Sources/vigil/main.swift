@@ -11,6 +11,7 @@ let commands: [any Command.Type] = [
     SymCacheCommand.self,
     SymbolsInfoCommand.self,
     ReportCommand.self,
+    BLECommand.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil", commands: commands))
