@@ -5,12 +5,14 @@ import VigilServer
 /// `vigil projects create NAME` / `vigil projects list`: manage projects in a server's database.
 enum ProjectsCommand: Command {
     static let name = "projects"
-    static let summary = "create or list projects (each has its own ingest key)"
+    static let summary = "create, list or re-key projects (each has its own ingest key)"
     static let usage = """
         usage: vigil projects create NAME [--db URL]
                vigil projects list [--db URL]
+               vigil projects rotate-key NAME [--db URL]
 
-          create   makes the project and prints its id and ingest key (shown only now; stored hashed)
+          create       makes the project and prints its id and ingest key (shown only now; stored hashed)
+          rotate-key   replaces the project's ingest key (the old one stops working within 30 s)
           --db     sqlite:PATH or postgres://… (default sqlite:.vigil/vigil.sqlite)
         """
 
@@ -26,13 +28,20 @@ enum ProjectsCommand: Command {
             guard arguments.positional.count == 2 else { throw UsageError("create takes one NAME") }
             let (project, key) = try store.createProject(name: arguments.positional[1])
             CommandDispatcher.writeStandardOutput("project \(project.name) (id \(project.id))\ningest key (shown only now): \(key)\n")
+        case "rotate-key":
+            guard arguments.positional.count == 2 else { throw UsageError("rotate-key takes one NAME") }
+            guard let project = try store.project(named: arguments.positional[1]) else {
+                throw ProjectError.unknown("named \"\(arguments.positional[1])\"")
+            }
+            let key = try store.rotateIngestKey(projectID: project.id)
+            CommandDispatcher.writeStandardOutput("project \(project.name): new ingest key (shown only now): \(key)\n")
         case "list":
             guard arguments.positional.count == 1 else { throw UsageError("list takes no arguments") }
             for project in try store.projects() {
                 CommandDispatcher.writeStandardOutput("\(project.id)\t\(project.name)\tcreated \(project.createdAt)\n")
             }
         default:
-            throw UsageError("unknown action \"\(action)\"; expected create or list")
+            throw UsageError("unknown action \"\(action)\"; expected create, list or rotate-key")
         }
         return 0
     }

@@ -6,6 +6,8 @@ let commands: [any Command.Type] = [
     VersionCommand.self,
     ServeCommand.self,
     ProjectsCommand.self,
+    UploadSymbolsCommand.self,
+    DemoCommand.self,
     LaunchCommand.self,
     SymbolicateCommand.self,
     SymCacheCommand.self,

@@ -132,13 +132,20 @@ extension BothStores {
             let key = ["Authorization": "Bearer \(server.ingestKey)"]
             let initial = try server.client.get("/api/v1/config", headers: key)
             #expect(initial.status == 200)
-            #expect(initial.json["enabled"] as? Bool == true)
+            #expect(initial.text == "{}", "a project without a document gets every default")
+            #expect(initial.headers["etag"] != nil)
             let document = Data(#"{"schema":1,"enabled":false,"sampling":{"network":0.25}}"#.utf8)
             let admin = ["Authorization": "Bearer \(TestServer.adminToken)"]
             #expect(try server.client.send("PUT", "/api/v1/config", headers: key, body: document).status == 401)
-            let bad = try server.client.send("PUT", "/api/v1/config", headers: admin, body: Data(#"{"sampling":{"network":3}}"#.utf8))
+            let bad = try server.client.send("PUT", "/api/v1/config", headers: admin,
+                                             body: Data(#"{"sampling":{"network":3},"refreshSeconds":1}"#.utf8))
             #expect(bad.status == 400)
-            #expect((bad.json["reason"] as? String)?.contains("sampling.network") == true)
+            #expect(bad.json["error"] as? String == "invalid_config")
+            let issues = bad.json["issues"] as? [[String: Any]] ?? []
+            #expect(Set(issues.compactMap { $0["field"] as? String }) == ["sampling.network", "refreshSeconds"], "\(bad)")
+            let wrongType = try server.client.send("PUT", "/api/v1/config", headers: admin, body: Data(#"{"enabled":"yes"}"#.utf8))
+            #expect(wrongType.status == 400)
+            #expect((wrongType.json["reason"] as? String)?.hasPrefix("enabled") == true, "\(wrongType)")
             let put = try server.client.send("PUT", "/api/v1/config", headers: admin, body: document)
             #expect(put.status == 200)
             let etag = try #require(put.headers["etag"])

@@ -35,19 +35,45 @@ struct BrowserTests {
         #expect(problems.contains { $0.contains("missingFunction") })
     }
 
-    @Test("every page loads without page errors; the issues page is captured")
-    func everyPage() throws {
-        let server = try TestServer(.sqlite)
-        try DashboardFixture.populate(server)
+    @Test("a demo run: every page loads without page errors, the hang's stack shows blockMainThreadForDemo")
+    func demoRun() throws {
+        let vigil = try BuildProducts.executable("vigil")
+        let sample = try BuildProducts.executable("vigil-sample")
+        let work = try TemporaryDirectory(prefix: "demo")
+        let port = try LoopbackPort.free()
+        let demo = try SpawnedProcess.start(vigil.path, ["demo", "--dir", work.file("vigil").path, "--port", String(port),
+                                                        "--admin-token", TestServer.adminToken, "--sample", sample.path,
+                                                        "--exit-after", "600"])
+        defer {
+            demo.terminate()
+            demo.wait(timeout: 30)
+        }
+        let deadline = Date().addingTimeInterval(240)
+        while !demo.standardOutput.contains("dashboard: "), Date() < deadline {
+            if kill(demo.pid, 0) != 0 { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        try #require(demo.standardOutput.contains("dashboard: "), "the demo did not finish its scenarios: \(demo.standardOutput)\n\(demo.standardError)")
+        #expect(demo.standardOutput.contains("Hang in blockMainThreadForDemo"))
+
+        let client = HTTPTestClient(port: port)
+        let issues = try client.get("/api/v1/issues?kind=hang", headers: ["Authorization": "Bearer \(TestServer.adminToken)"])
+        let hangID = try #require((issues.json["issues"] as? [[String: Any]])?.first?["id"] as? Int)
         let profile = try TemporaryDirectory(prefix: "chromium")
-        let base = "http://127.0.0.1:\(server.app.port)"
+        let base = "http://127.0.0.1:\(port)"
         let login = try Self.load("\(base)/login?token=\(TestServer.adminToken)&next=/issues", profile: profile.url)
         #expect(login.dom.contains("<h1>Issues</h1>"), "the login link did not lead to the issues page")
-        for path in try DashboardFixture.pages(server) {
+        #expect(login.dom.contains("blockMainThreadForDemo"))
+        for path in ["/", "/issues", "/issues/\(hangID)", "/hangs", "/network", "/launch", "/frames", "/compare", "/symbols"] {
             let (dom, problems) = try Self.load(base + path, profile: profile.url)
             #expect(problems.isEmpty, "\(path): \(problems)")
             #expect(dom.contains("</main>"), "\(path) did not render")
             #expect(!dom.contains("Log in</h1>"), "\(path) asked for a login")
+            if path == "/issues/\(hangID)" {
+                // The hot frame, symbolicated from the uploaded binary, is highlighted as the app's own.
+                #expect(dom.contains("<tr class=\"inapp\"><td class=\"num\">0</td><td class=\"fn\">blockMainThreadForDemo"), "\(dom.prefix(4000))")
+                #expect(dom.contains("DemoWorkload.swift"))
+            }
         }
         let results = BuildProducts.packageRoot.appendingPathComponent("bench-results", isDirectory: true)
         try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)

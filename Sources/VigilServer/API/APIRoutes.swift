@@ -13,7 +13,7 @@ enum APIRoutes {
         let symbolsBody = BodyPolicy(maxBytes: options.symbolsMaxBytes, acceptsGzip: true,
                                      storage: .temporaryFile(directory: options.spoolDirectory))
         let reportsBody = BodyPolicy(maxBytes: options.reportsMaxBytes, maxDecodedBytes: options.reportsMaxBytes * 4)
-        let configBody = BodyPolicy(maxBytes: Int64(ConfigDocument.maximumBytes), acceptsGzip: false)
+        let configBody = BodyPolicy(maxBytes: Int64(RemoteConfig.maximumDocumentBytes), acceptsGzip: false)
 
         router.add("POST", "/api/v1/events", name: "events", body: eventsBody) { request in
             let project = try context.requireIngestKey(request)
@@ -87,9 +87,15 @@ enum APIRoutes {
             guard case .file(let url, let size) = request.body, size > 0 else {
                 throw HTTPError.badRequest("the body is empty: send a dSYM (zip or tar), a Mach-O or an ELF file", code: "empty_upload")
             }
-            let slices: [SymbolSlice]
+            var slices: [SymbolSlice]
             do {
                 slices = try engine.slices(ofUpload: url)
+                // A bare file arrives under a spool name; `?name=` tells what it is.
+                if let name = request.query["name"], !name.isEmpty {
+                    for index in slices.indices where slices[index].name.hasPrefix("upload-") {
+                        slices[index].name = String(name.prefix(200))
+                    }
+                }
             } catch {
                 throw HTTPError.badRequest("the upload could not be read as debug information: \(error)", code: "unreadable_symbols")
             }

@@ -21,7 +21,26 @@ enum IssuePage {
             html.text(classification.category)
             html.raw("</span> ")
             html.text(classification.summary)
+            if let confidence = classification.confidence {
+                html.raw(" <span class=\"muted\">(")
+                html.text(confidence)
+                html.raw(" confidence)</span>")
+            }
             html.raw("</p>")
+            if !classification.evidence.isEmpty {
+                html.raw("<ul>")
+                for item in classification.evidence.prefix(8) {
+                    html.raw("<li>")
+                    html.text(item)
+                    html.raw("</li>")
+                }
+                html.raw("</ul>")
+            }
+            for advice in classification.advice.prefix(4) {
+                html.raw("<p>→ ")
+                html.text(advice)
+                html.raw("</p>")
+            }
         }
         html.raw("<h2>Stack</h2>")
         if !summary.symbolicated {

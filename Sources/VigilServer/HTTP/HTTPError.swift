@@ -11,13 +11,17 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public var reason: String
     /// Extra headers, e.g. `Retry-After` on a 429.
     public var headers: [(String, String)]
+    /// Every problem as `(field, reason)`, answered as `"issues": [{"field", "reason"}]` when
+    /// not empty (a configuration document with several mistakes).
+    public var issues: [(String, String)]
 
     /// Creates an error answer.
-    public init(status: Int, code: String, reason: String, headers: [(String, String)] = []) {
+    public init(status: Int, code: String, reason: String, headers: [(String, String)] = [], extra issues: [(String, String)] = []) {
         self.status = status
         self.code = code
         self.reason = reason
         self.headers = headers
+        self.issues = issues
     }
 
     public var description: String { "\(status) \(code): \(reason)" }

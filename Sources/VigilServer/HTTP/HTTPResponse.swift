@@ -36,6 +36,17 @@ public struct HTTPResponse: Sendable {
         writer.beginObject()
         writer.key("error"); writer.string(error.code)
         writer.key("reason"); writer.string(error.reason)
+        if !error.issues.isEmpty {
+            writer.key("issues")
+            writer.beginArray()
+            for (field, reason) in error.issues {
+                writer.beginObject()
+                writer.key("field"); writer.string(field)
+                writer.key("reason"); writer.string(reason)
+                writer.endObject()
+            }
+            writer.endArray()
+        }
         writer.endObject()
         var response = HTTPResponse.json(writer.data, status: error.status)
         response.headers.append(contentsOf: error.headers)

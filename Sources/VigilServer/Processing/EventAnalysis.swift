@@ -106,7 +106,8 @@ public struct EventAnalyzer {
             let seconds = String(format: "%.1f s", hang.durationMs / 1000)
             analysis.issue = issue(kind: "hang", failureClass: hang.kind == .fatal ? "fatal hang" : "hang", stack: stack,
                                    event: event, payload: payload, analysis: &analysis, titlePrefix: "Hang",
-                                   subtitle: "\(seconds) on \(page) (\(hang.kind.rawValue))")
+                                   subtitle: event.page.map { "\(seconds) on \($0) (\(hang.kind.rawValue))" }
+                                       ?? "\(seconds) (\(hang.kind.rawValue))")
         case .crash(let crash):
             if contributes { add("crash", crash.fatalHang ? "fatal hang" : (crash.signal ?? crash.exception?.type ?? "crash")) }
             let thread = crash.threads.first(where: \.crashed) ?? crash.threads.first
