@@ -88,6 +88,9 @@ enum ServeCommand: Command {
             + "\(options.workers) processing workers\n"
         if let token = app.firstStart.adminToken {
             banner += "admin token (shown only now; stored hashed): \(token)\n"
+            banner += "dashboard: http://\(host):\(app.port)/login?token=\(token)\n"
+        } else {
+            banner += "dashboard: http://\(host):\(app.port)/ (log in with the admin token)\n"
         }
         if let key = app.firstStart.defaultProjectKey {
             banner += "project \"\(app.firstStart.defaultProject.name)\" created; ingest key (shown only now): \(key)\n"

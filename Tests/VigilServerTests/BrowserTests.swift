@@ -49,11 +49,11 @@ struct BrowserTests {
             demo.wait(timeout: 30)
         }
         let deadline = Date().addingTimeInterval(240)
-        while !demo.standardOutput.contains("dashboard: "), Date() < deadline {
+        while !demo.standardOutput.contains("events processed"), Date() < deadline {
             if kill(demo.pid, 0) != 0 { break }
             Thread.sleep(forTimeInterval: 0.2)
         }
-        try #require(demo.standardOutput.contains("dashboard: "), "the demo did not finish its scenarios: \(demo.standardOutput)\n\(demo.standardError)")
+        try #require(demo.standardOutput.contains("events processed"), "the demo did not finish its scenarios: \(demo.standardOutput)\n\(demo.standardError)")
         #expect(demo.standardOutput.contains("Hang in blockMainThreadForDemo"))
 
         let client = HTTPTestClient(port: port)

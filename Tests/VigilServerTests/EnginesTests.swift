@@ -50,7 +50,7 @@ struct EnginesTests {
         // The diagnosis comes from the report rules: a fault at address 0 is a null pointer.
         #expect(detail.classification?.category == "null-pointer")
         let listed = try server.adminGet("/api/v1/symbols")
-        #expect((listed.json["uploaded"] as? [[String: Any]])?.first?["debugID"] as? String == Self.elfImage.id)
+        #expect((listed.json["uploaded"] as? [[String: Any]])?.first?["debugId"] as? String == Self.elfImage.id)
     }
 
     @Test("symbols uploaded after the events re-process them into the symbolicated issue")

@@ -9,6 +9,10 @@ public struct SymbolFileInfo: Sendable, Hashable, Codable {
     /// Size of the SymCache, in bytes.
     public var size: Int64
     public var uploadedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case debugID = "debugId", arch, kind, name, size, uploadedAt
+    }
 }
 
 /// An image that events needed symbols for and no upload provided.
@@ -19,6 +23,10 @@ public struct MissingSymbolInfo: Sendable, Hashable, Codable {
     /// Events that needed it.
     public var events: Int64
     public var lastSeen: Date
+
+    enum CodingKeys: String, CodingKey {
+        case debugID = "debugId", arch, imageName, events, lastSeen
+    }
 }
 
 extension ServerStore {
