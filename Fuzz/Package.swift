@@ -24,6 +24,12 @@ let package = Package(
         .executableTarget(name: "FuzzRemoteConfig", dependencies: ["CFuzzDriver", .product(name: "VigilCore", package: "Vigil")]),
         // gzip bodies (VigilTransport's bounded inflate).
         .executableTarget(name: "FuzzGzip", dependencies: ["CFuzzDriver", .product(name: "VigilTransport", package: "Vigil")]),
+        // Ingest bodies as POST /api/v1/events reads them (VigilServer's event batch decoder).
+        .executableTarget(name: "FuzzEventBatch", dependencies: ["CFuzzDriver",
+            .product(name: "VigilServer", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
+        ]),
+        // Symbol uploads: zip, tar, tar.gz and bare object files (VigilServer's archive readers).
+        .executableTarget(name: "FuzzSymbolArchive", dependencies: ["CFuzzDriver", .product(name: "VigilServer", package: "Vigil")]),
     ],
     swiftLanguageModes: [.v6]
 )
