@@ -28,6 +28,12 @@ let package = Package(
         .executableTarget(name: "FuzzEventBatch", dependencies: ["CFuzzDriver",
             .product(name: "VigilServer", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
         ]),
+        // Crash reports in every format, then classification, fingerprints and every writer (VigilReports).
+        .target(name: "ReportFuzzing", dependencies: [.product(name: "VigilReports", package: "Vigil")], path: "Support/ReportFuzzing"),
+        .executableTarget(name: "FuzzReportIPS", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        .executableTarget(name: "FuzzReportAppleText", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        .executableTarget(name: "FuzzReportMetricKit", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        .executableTarget(name: "FuzzReportVigilEvent", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
         // Symbol uploads: zip, tar, tar.gz and bare object files (VigilServer's archive readers).
         .executableTarget(name: "FuzzSymbolArchive", dependencies: ["CFuzzDriver", .product(name: "VigilServer", package: "Vigil")]),
     ],
