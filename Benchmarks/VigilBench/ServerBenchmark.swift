@@ -124,7 +124,7 @@ enum ServerBenchmark: Command {
         let server = Process()
         server.executableURL = URL(fileURLWithPath: vigil)
         server.arguments = ["serve", "--db", dbArgument(location), "--port", String(port), "--admin-token", "bench",
-                            "--rate-limit", "0", "--threads", "8", "--workers", "2",
+                            "--rate-limit", "0", "--threads", "8",
                             "--spool-dir", work.appendingPathComponent("spool").path]
         server.standardOutput = FileHandle.nullDevice
         let errors = Pipe()

@@ -19,7 +19,8 @@ enum ServeCommand: Command {
           --admin-token        the token for the dashboard, queries, symbols and config (or $VIGIL_ADMIN_TOKEN);
                                without it, one is generated at first start, printed once and stored hashed
           --reset-admin-token  replace the stored admin token with a new one, printed now
-          --threads            HTTP threads (default 8)      --workers  processing threads (default 2)
+          --threads            HTTP threads (default 8)
+          --workers            processing threads (default 2 on SQLite, 4 on PostgreSQL; 0 = another server processes)
           --rate-limit         requests per second per ingest key (default 500; 0 = none), --rate-burst (default 1000)
           --max-events-bytes   events body limit as sent (default 5000000), decoded (default 50000000)
           --exit-after         stop after SECONDS (tests and demos)
@@ -39,7 +40,10 @@ enum ServeCommand: Command {
                                                port: try arguments.number("port", default: UInt16(8750)),
                                                threads: try arguments.number("threads", default: 8))
         options.adminToken = arguments.value("admin-token") ?? ProcessInfo.processInfo.environment["VIGIL_ADMIN_TOKEN"]
-        options.workers = try arguments.number("workers", default: 2)
+        // PostgreSQL workers overlap their round trips; on SQLite one writer serializes them anyway.
+        let defaultWorkers: Int
+        if case .postgres = options.database { defaultWorkers = 4 } else { defaultWorkers = 2 }
+        options.workers = try arguments.number("workers", default: defaultWorkers)
         options.connections = try arguments.number("connections", default: 12)
         options.rateLimitPerSecond = try arguments.number("rate-limit", default: 500.0)
         options.rateLimitBurst = try arguments.number("rate-burst", default: max(1, options.rateLimitPerSecond * 2))
