@@ -26,6 +26,18 @@ let package = Package(
         .executableTarget(name: "FuzzGzip", dependencies: ["CFuzzDriver", .product(name: "VigilTransport", package: "Vigil")]),
         // Raw crash reports as the next launch reads them (VigilRuntime, inside the Vigil product).
         .executableTarget(name: "FuzzRawCrashReport", dependencies: ["CFuzzDriver", .product(name: "Vigil", package: "Vigil")]),
+        // Ingest bodies as POST /api/v1/events reads them (VigilServer's event batch decoder).
+        .executableTarget(name: "FuzzEventBatch", dependencies: ["CFuzzDriver",
+            .product(name: "VigilServer", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
+        ]),
+        // Crash reports in every format, then classification, fingerprints and every writer (VigilReports).
+        .target(name: "ReportFuzzing", dependencies: [.product(name: "VigilReports", package: "Vigil")], path: "Support/ReportFuzzing"),
+        .executableTarget(name: "FuzzReportIPS", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        .executableTarget(name: "FuzzReportAppleText", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        .executableTarget(name: "FuzzReportMetricKit", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        .executableTarget(name: "FuzzReportVigilEvent", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        // Symbol uploads: zip, tar, tar.gz and bare object files (VigilServer's archive readers).
+        .executableTarget(name: "FuzzSymbolArchive", dependencies: ["CFuzzDriver", .product(name: "VigilServer", package: "Vigil")]),
         // Object files: thin/fat Mach-O and dSYMs, then ELF, each through SymCache building (VigilSymbols).
         .executableTarget(name: "FuzzObjectMachO", dependencies: ["CFuzzDriver", .product(name: "VigilSymbols", package: "Vigil")]),
         .executableTarget(name: "FuzzObjectELF", dependencies: ["CFuzzDriver", .product(name: "VigilSymbols", package: "Vigil")]),

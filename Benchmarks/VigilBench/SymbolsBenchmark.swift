@@ -87,7 +87,7 @@ enum SymbolsBenchmark: Command {
               let symbolicBuild = symbolic["build_seconds"] as? Double, let symbolicSize = symbolic["size_bytes"] as? Int,
               let symbolicShort = symbolic["lookup_seconds_n"] as? Double, let symbolicLong = symbolic["lookup_seconds_10n"] as? Double,
               let symbolicFrames = symbolic["frames_10n"] as? Int else {
-            throw BenchmarkError("symbolic script printed no result: \(symbolicOutput)")
+            throw SymbolsBenchmarkError("symbolic script printed no result: \(symbolicOutput)")
         }
         log(String(format: "symbolic SymCache: %.3f s, %d bytes", symbolicBuild, symbolicSize))
 
@@ -206,7 +206,7 @@ enum SymbolsBenchmark: Command {
                 return (address, size)
             }
         }
-        throw BenchmarkError("no __text section in \(path)")
+        throw SymbolsBenchmarkError("no __text section in \(path)")
     }
 
     // MARK: Processes
@@ -236,14 +236,14 @@ enum SymbolsBenchmark: Command {
             var pid: pid_t = 0
             let started = DispatchTime.now()
             let status = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-            guard status == 0 else { throw BenchmarkError("cannot start \(executable): \(status)") }
+            guard status == 0 else { throw SymbolsBenchmarkError("cannot start \(executable): \(status)") }
             var exitStatus: Int32 = 0
             var usage = rusage()
             while wait4(pid, &exitStatus, 0, &usage) < 0 {
-                guard errno == EINTR else { throw BenchmarkError("wait4 failed for \(executable)") }
+                guard errno == EINTR else { throw SymbolsBenchmarkError("wait4 failed for \(executable)") }
             }
             let wall = seconds(since: started)
-            guard exitStatus == 0 else { throw BenchmarkError("\(executable) exited with status \(exitStatus)") }
+            guard exitStatus == 0 else { throw SymbolsBenchmarkError("\(executable) exited with status \(exitStatus)") }
             let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
                 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
             best.wall = min(best.wall, wall)
@@ -270,7 +270,7 @@ enum SymbolsBenchmark: Command {
 
     private static func check(_ process: Process, _ what: String) throws {
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw BenchmarkError("\(what) failed with status \(process.terminationStatus)")
+            throw SymbolsBenchmarkError("\(what) failed with status \(process.terminationStatus)")
         }
     }
 
@@ -320,8 +320,8 @@ enum SymbolsBenchmark: Command {
         """
 }
 
-/// A benchmark that could not run, with the reason.
-struct BenchmarkError: Error, CustomStringConvertible {
+/// The symbols benchmark could not run (a tool failed or printed nothing usable), with the reason.
+struct SymbolsBenchmarkError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
