@@ -2,7 +2,9 @@
 # Builds the symbolication fixtures from Tests/Fixtures/src into Tests/Fixtures/{macho,elf}.
 #
 # The outputs are committed (they are small), so tests never need this script; run it (or
-# `make fixtures`) after changing a source. It needs the toolchain's clang and swiftc, and from
+# `make fixtures`) after changing a source. Rebuilding is deterministic, but the committed
+# Mach-O and ELF files come from an earlier build of the same sources with other UUIDs and build
+# ids, which tests outside VigilSymbols name (VigilServerTests); update those when rebuilding. It needs the toolchain's clang and swiftc, and from
 # Debian: ld64.lld-15 (lld-15), dsymutil-15 and llvm-lipo-15 (llvm-15).
 #
 #   macho/app-arm64-O0, app-arm64-O2     arm64 iOS 15 executables + .dSYM (DWARF 4)
