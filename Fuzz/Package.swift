@@ -38,6 +38,15 @@ let package = Package(
         .executableTarget(name: "FuzzReportVigilEvent", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
         // Symbol uploads: zip, tar, tar.gz and bare object files (VigilServer's archive readers).
         .executableTarget(name: "FuzzSymbolArchive", dependencies: ["CFuzzDriver", .product(name: "VigilServer", package: "Vigil")]),
+        // Object files: thin/fat Mach-O and dSYMs, then ELF, each through SymCache building (VigilSymbols).
+        .executableTarget(name: "FuzzObjectMachO", dependencies: ["CFuzzDriver", .product(name: "VigilSymbols", package: "Vigil")]),
+        .executableTarget(name: "FuzzObjectELF", dependencies: ["CFuzzDriver", .product(name: "VigilSymbols", package: "Vigil")]),
+        // DWARF sections (units, abbreviations, forms, line programs, range lists) in a minimal ELF.
+        .executableTarget(name: "FuzzDWARF", dependencies: ["CFuzzDriver", .product(name: "VigilSymbols", package: "Vigil")]),
+        // SymCache files as the server maps them.
+        .executableTarget(name: "FuzzSymCache", dependencies: ["CFuzzDriver", .product(name: "VigilSymbols", package: "Vigil")]),
+        // Demangling and name simplification of arbitrary text.
+        .executableTarget(name: "FuzzDemangler", dependencies: ["CFuzzDriver", .product(name: "VigilSymbols", package: "Vigil")]),
     ],
     swiftLanguageModes: [.v6]
 )

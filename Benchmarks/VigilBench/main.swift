@@ -11,6 +11,8 @@ let commands: [any Command.Type] = [
     ServerBenchmark.self,
     BLEBenchmark.self,
     CrashBenchmark.self,
+    SymbolsBenchmark.self,
+    SymbolsLookupBenchmark.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil-bench", commands: commands))

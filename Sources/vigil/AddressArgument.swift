@@ -5,21 +5,19 @@ enum AddressArgument {
     /// The value of `text` (`0x1000`, `1000`, `0X1F`), or `nil` when it is not a hex number
     /// that fits in 64 bits.
     static func parse(_ text: Substring) -> UInt64? {
-        parse(bytes: Array(text.utf8)[...])
+        Array(text.utf8).withUnsafeBufferPointer { parse(bytes: $0) }
     }
 
     /// The same over bytes, for the batch reader (no string conversion).
-    static func parse(bytes: ArraySlice<UInt8>) -> UInt64? {
-        var slice = bytes
-        while let first = slice.first, first == 32 || first == 9 || first == 13 { slice = slice.dropFirst() }
-        while let last = slice.last, last == 32 || last == 9 || last == 13 { slice = slice.dropLast() }
-        if slice.count >= 2, slice[slice.startIndex] == UInt8(ascii: "0"),
-           slice[slice.startIndex + 1] | 0x20 == UInt8(ascii: "x") {
-            slice = slice.dropFirst(2)
-        }
-        guard !slice.isEmpty, slice.count <= 16 else { return nil }
+    static func parse(bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        var start = 0, end = bytes.count
+        while start < end, bytes[start] == 32 || bytes[start] == 9 || bytes[start] == 13 { start += 1 }
+        while end > start, bytes[end - 1] == 32 || bytes[end - 1] == 9 || bytes[end - 1] == 13 { end -= 1 }
+        if end - start >= 2, bytes[start] == UInt8(ascii: "0"), bytes[start + 1] | 0x20 == UInt8(ascii: "x") { start += 2 }
+        guard start < end, end - start <= 16 else { return nil }
         var value: UInt64 = 0
-        for byte in slice {
+        for index in start..<end {
+            let byte = bytes[index]
             let digit: UInt8
             switch byte {
             case 48...57: digit = byte - 48

@@ -61,15 +61,15 @@ enum SymCacheCommand: Command {
         case "raw": style = .raw
         case let other: throw UsageError("--names: \"\(other)\" is not atos, full or raw")
         }
-        let name = (arguments.positional[0] as NSString).lastPathComponent
+        let name = ((arguments.positional[0] as NSString).lastPathComponent as NSString).deletingPathExtension
         var formatter = AtosFormatter(cache: cache, imageName: name, nameStyle: style)
-        var buffer: [UInt8] = []
+        let buffer = ByteArena()
         for text in arguments.positional.dropFirst() {
             let address = try AddressArgument.required(text, "address")
             formatter.append(address: address, relativeAddress: address, isReturnAddress: arguments.flag("return-addresses"),
-                             inline: arguments.flag("inline"), to: &buffer)
+                             inline: arguments.flag("inline"), to: buffer)
         }
-        StandardStreams.write(buffer)
+        StandardStreams.write(buffer.bytes)
         return 0
     }
 }

@@ -11,7 +11,8 @@ enum SymbolicateCommand: Command {
         usage: vigil symbolicate --object PATH [--arch ARCH] [--load-address HEX] [--inline]
                                  [--return-addresses] [--names atos|full|raw] [ADDR...]
 
-          --object PATH        a dSYM bundle, its DWARF file, a Mach-O (thin or fat) or an ELF file
+          --object PATH        a dSYM bundle, its DWARF file, a Mach-O (thin or fat), an ELF file,
+                               or a SymCache made by `vigil symcache build`
           --arch ARCH          the slice of a fat file (arm64, x86_64…); required when there are several
           --load-address HEX   where the image was loaded; addresses are then runtime addresses
                                (without it they are file addresses, e.g. 0x100004a10)
@@ -40,13 +41,24 @@ enum SymbolicateCommand: Command {
         }
         let addresses = try arguments.positional.map { try AddressArgument.required($0, "address") }
 
-        let file = try ObjectFile(path: objectPath)
-        let slice = try file.slice(arch: arguments.value("arch"))
-        let output = try SymCacheWriter().write(slice)
-        for warning in output.warnings.prefix(20) { CommandDispatcher.writeStandardError("warning: \(warning)") }
-        if output.warnings.count > 20 { CommandDispatcher.writeStandardError("warning: \(output.warnings.count - 20) more problems skipped") }
-        let cache = try SymCache(data: output.data)
-        var formatter = AtosFormatter(cache: cache, imageName: slice.imageName ?? "image", nameStyle: style)
+        let cache: SymCache
+        let imageName: String
+        if SymCache.isSymCache(atPath: objectPath) {
+            cache = try SymCache(contentsOf: objectPath)
+            if let arch = arguments.value("arch"), arch != cache.arch {
+                throw SymbolsError(.architectureNotFound, "the SymCache is for \(cache.arch), not \(arch)", path: objectPath)
+            }
+            imageName = ((objectPath as NSString).lastPathComponent as NSString).deletingPathExtension
+        } else {
+            let file = try ObjectFile(path: objectPath)
+            let slice = try file.slice(arch: arguments.value("arch"))
+            let output = try SymCacheWriter().write(slice)
+            for warning in output.warnings.prefix(20) { CommandDispatcher.writeStandardError("warning: \(warning)") }
+            if output.warnings.count > 20 { CommandDispatcher.writeStandardError("warning: \(output.warnings.count - 20) more problems skipped") }
+            cache = try SymCache(data: output.data)
+            imageName = slice.imageName ?? "image"
+        }
+        var formatter = AtosFormatter(cache: cache, imageName: imageName, nameStyle: style)
         let inline = arguments.flag("inline")
         let returnAddresses = arguments.flag("return-addresses")
 
@@ -55,33 +67,52 @@ enum SymbolicateCommand: Command {
             return address >= cache.imageVMAddress ? address - cache.imageVMAddress : nil
         }
 
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(1 << 16)
+        let buffer = ByteArena()
         if !addresses.isEmpty {
             for address in addresses {
                 formatter.append(address: address, relativeAddress: relative(address) ?? .max,
-                                 isReturnAddress: returnAddresses, inline: inline, to: &buffer)
+                                 isReturnAddress: returnAddresses, inline: inline, to: buffer)
             }
-            StandardStreams.write(buffer)
+            StandardStreams.write(buffer.bytes)
             return 0
         }
 
-        // Batch mode: answer everything read so far before waiting for more input.
+        // Batch mode: answer everything read so far before waiting for more input. Addresses
+        // are looked up in groups (faster), and a group never waits for input to fill up.
         var status: Int32 = 0
+        var pendingAddresses: [UInt64] = []
+        var pendingRelative: [UInt64] = []
+        pendingAddresses.reserveCapacity(256)
+        pendingRelative.reserveCapacity(256)
+        func answerPending() {
+            guard !pendingAddresses.isEmpty else { return }
+            formatter.append(addresses: pendingAddresses, relativeAddresses: pendingRelative,
+                             isReturnAddress: returnAddresses, inline: inline, to: buffer)
+            pendingAddresses.removeAll(keepingCapacity: true)
+            pendingRelative.removeAll(keepingCapacity: true)
+            // Small writes keep the output buffer in cache, where the lookups need the room.
+            if buffer.count >= 1 << 15 {
+                StandardStreams.write(buffer.bytes)
+                buffer.removeAll()
+            }
+        }
         StandardStreams.readLines { line in
             guard let address = AddressArgument.parse(bytes: line) else {
                 let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
                 if text.isEmpty { return }
-                buffer.append(contentsOf: "?? (not an address: \(text))\n".utf8)
-                if inline { buffer.append(UInt8(ascii: "\n")) }
+                answerPending() // keep the answers in input order
+                buffer.append("?? (not an address: \(text))\n")
+                if inline { buffer.append(10) }
                 status = 1
                 return
             }
-            formatter.append(address: address, relativeAddress: relative(address) ?? .max,
-                             isReturnAddress: returnAddresses, inline: inline, to: &buffer)
+            pendingAddresses.append(address)
+            pendingRelative.append(relative(address) ?? .max)
+            if pendingAddresses.count == 256 { answerPending() }
         } flush: {
-            StandardStreams.write(buffer)
-            buffer.removeAll(keepingCapacity: true)
+            answerPending()
+            StandardStreams.write(buffer.bytes)
+            buffer.removeAll()
         }
         return status
     }

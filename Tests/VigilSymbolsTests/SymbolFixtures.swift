@@ -35,6 +35,7 @@ enum SymbolFixtures {
     static let differentialCases: [Case] = [
         Case(object: "macho/app-arm64-O0.dSYM"),
         Case(object: "macho/app-arm64-O2.dSYM"),
+        Case(object: "macho/app-arm64-O0-dwarf5.dSYM"),
         Case(object: "macho/app-x86_64-O2.dSYM"),
         Case(object: "macho/app-fat.dSYM", arch: "arm64"),
         Case(object: "macho/app-fat.dSYM", arch: "x86_64"),

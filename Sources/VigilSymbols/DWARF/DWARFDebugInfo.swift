@@ -13,6 +13,13 @@ final class DWARFDebugInfo {
     var diagnostics: [SymbolsError] = []
     /// Name attributes decoded on demand for DIEs that are not subroutines.
     var decodedNames: [Int: NameAttributes?] = [:]
+    /// How many more range list entries may be decoded, in all. Real DWARF decodes each list
+    /// once, so the total stays below the range sections' size; hostile DWARF pointing
+    /// thousands of DIEs at one huge list would otherwise cost DIEs × entries.
+    var rangeEntriesLeft: Int
+    /// How many more line-program bytes may be decoded, in all (units with distinct
+    /// `DW_AT_stmt_list` offsets into one large table would otherwise decode it again and again).
+    var lineBytesLeft: Int
 
     private struct AbbreviationKey: Hashable {
         var offset: UInt64
@@ -27,6 +34,8 @@ final class DWARFDebugInfo {
 
     init(sections: DWARFSections) {
         self.sections = sections
+        rangeEntriesLeft = sections.ranges.bytes.count + sections.rnglists.bytes.count + sections.info.bytes.count + 65_536
+        lineBytesLeft = 2 * sections.line.bytes.count + 65_536
         units = DWARFUnit.readHeaders(sections.info, diagnostics: &diagnostics)
         attributes.reserveCapacity(units.count)
         for index in units.indices {

@@ -33,6 +33,12 @@ struct LineTable {
 
     /// The row describing `address`, or `nil` (llvm's `lookupAddress`).
     func row(for address: UInt64) -> Int? {
+        LineTable.row(for: address, rows: rows, sequences: sequences)
+    }
+
+    /// ``row(for:)`` over a table's arrays (for loops that keep them in locals).
+    @inline(__always)
+    static func row(for address: UInt64, rows: [Row], sequences: [Sequence]) -> Int? {
         // First sequence whose highPC > address.
         var low = 0, high = sequences.count
         while low < high {
@@ -130,6 +136,10 @@ extension LineTable {
             throw reader.error(.truncated, "line table of \(length) bytes, \(reader.remaining) remain", at: Int(offset))
         }
         let end = reader.offset + Int(length)
+        info.lineBytesLeft -= end - Int(offset)
+        guard info.lineBytesLeft >= 0 else {
+            throw reader.error(.limitExceeded, "line tables overlap more than the section's size allows; this one is skipped", at: Int(offset))
+        }
         // Confine reads to this table.
         reader = ByteReader(UnsafeRawBufferPointer(rebasing: section.bytes[0..<end]), at: reader.offset, region: section.region)
         version = try reader.u16("line table version")

@@ -24,14 +24,23 @@ enum RangeLists {
             offset = resolved
         }
         if unit.version <= 4 {
-            return try debugRanges(info.sections.ranges, offset: offset, addressSize: unit.addressSize, base: attributes.baseAddress)
+            return try debugRanges(info.sections.ranges, offset: offset, addressSize: unit.addressSize, base: attributes.baseAddress,
+                                   budget: &info.rangeEntriesLeft)
         }
         return try rnglist(info: info, offset: offset, unit: unit, attributes: attributes)
     }
 
+    @inline(__always)
+    private static func spend(_ budget: inout Int, _ reader: ByteReader) throws(SymbolsError) {
+        budget -= 1
+        guard budget >= 0 else {
+            throw reader.error(.limitExceeded, "range lists decode to more entries than the range sections hold; the rest are skipped")
+        }
+    }
+
     /// A `.debug_ranges` list: (start, end) pairs until (0, 0), with base selection entries.
     static func debugRanges(_ section: DWARFSections.Section, offset: UInt64, addressSize: Int,
-                            base initialBase: UInt64?) throws(SymbolsError) -> [(UInt64, UInt64)] {
+                            base initialBase: UInt64?, budget: inout Int) throws(SymbolsError) -> [(UInt64, UInt64)] {
         guard offset < UInt64(section.bytes.count) else {
             throw section.region.error(.outOfBounds, "range list offset 0x\(String(offset, radix: 16)) is outside the \(section.bytes.count)-byte section", at: section.bytes.count)
         }
@@ -45,6 +54,7 @@ enum RangeLists {
             let start = try reader.unsigned(size: addressSize, "range list start")
             let end = try reader.unsigned(size: addressSize, "range list end")
             if start == 0 && end == 0 { break }
+            try spend(&budget, reader)
             count += 1
             guard count <= maximumEntries else {
                 throw reader.error(.limitExceeded, "range list at 0x\(String(offset, radix: 16)) has more than \(maximumEntries) entries")
@@ -77,6 +87,7 @@ enum RangeLists {
         while true {
             let kindOffset = reader.offset
             let kind = try reader.u8("range list entry kind")
+            try spend(&info.rangeEntriesLeft, reader)
             count += 1
             guard count <= maximumEntries else {
                 throw reader.error(.limitExceeded, "range list at 0x\(String(offset, radix: 16)) has more than \(maximumEntries) entries")

@@ -118,6 +118,12 @@ struct SubroutineMap {
 
     /// The record covering `address`, if any.
     func record(containing address: UInt64) -> Int32? {
+        SubroutineMap.record(containing: address, in: intervals)
+    }
+
+    /// ``record(containing:)`` over an interval array.
+    @inline(__always)
+    static func record(containing address: UInt64, in intervals: [Interval]) -> Int32? {
         var low = 0, high = intervals.count
         while low < high {
             let middle = (low + high) / 2

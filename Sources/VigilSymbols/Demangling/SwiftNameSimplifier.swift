@@ -22,7 +22,7 @@ enum SwiftNameSimplifier {
                 continue phrases
             }
             for head in ["generic specialization ", "function signature specialization ", "generic partial specialization ",
-                         "generic not re-abstracted specialization "] where text.hasPrefix(head) {
+                         "generic not re-abstracted specialization ", "generic pre-specialization "] where text.hasPrefix(head) {
                 let rest = text.dropFirst(head.count)
                 if rest.hasPrefix("<"), let end = matchingClose(rest, open: "<", close: ">") {
                     let after = rest[rest.index(after: end)...]
@@ -36,6 +36,13 @@ enum SwiftNameSimplifier {
             if let range = text.range(of: " value witness for "), !text[..<range.lowerBound].contains(" ") {
                 prefix += text[..<range.lowerBound] + " for "
                 text = text[range.upperBound...]
+                continue
+            }
+            // Other descriptive phrases ("nominal type descriptor for", "key path getter for",
+            // "reabstraction thunk helper from"): lowercase words up to " for "/" of "/" from ".
+            if !text.hasPrefix("protocol witness for "), let phrase = descriptivePhrase(text) {
+                prefix += text[..<phrase]
+                text = text[phrase...]
                 continue
             }
             break
@@ -71,6 +78,28 @@ enum SwiftNameSimplifier {
         ("default argument ", "default argument "),
     ]
 
+    /// The end of a leading run of lowercase words (and `@`-attributes, dashes) finished by
+    /// " for ", " of " or " from ", if the text starts with one.
+    private static func descriptivePhrase(_ text: Substring) -> Substring.Index? {
+        var index = text.startIndex
+        var sawWord = false
+        while index < text.endIndex {
+            let character = text[index]
+            if character == " " {
+                let rest = text[index...]
+                for connective in [" for ", " of ", " from "] where rest.hasPrefix(connective) && sawWord {
+                    return text.index(index, offsetBy: connective.count)
+                }
+                index = text.index(after: index)
+                continue
+            }
+            guard character.isLowercase || character == "-" || character == "@" || character == "_" else { return nil }
+            sawWord = true
+            index = text.index(after: index)
+        }
+        return nil
+    }
+
     /// `closure #1 (…) -> … in Outer…` → `closure #1 in Outer'`, recursively; else one declaration.
     private static func entity(_ text: Substring) -> String {
         for kind in ["closure #", "implicit closure #", "localFunc #"] where text.hasPrefix(kind) {
@@ -91,9 +120,24 @@ enum SwiftNameSimplifier {
     /// `Module.Type.property.getter : T` → `Type.property.getter`.
     private static func declaration(_ input: Substring) -> String {
         var text = input
-        if text.hasPrefix("(extension in "), let close = matchingClose(text, open: "(", close: ")") {
+        while text.hasPrefix("(extension in "), let close = matchingClose(text, open: "(", close: ")") {
             text = text[text.index(after: close)...]
             if text.hasPrefix(":") { text = text.dropFirst() }
+        }
+        // Operators: `Swift.Int.< infix(Swift.Int, Swift.Int) -> Swift.Bool` — their names hold
+        // brackets, so split at the fixity keyword instead of scanning brackets.
+        for keyword in [" infix", " prefix", " postfix"] {
+            guard let range = text.range(of: keyword) else { continue }
+            var rest = text[range.upperBound...]
+            guard rest.hasPrefix("(") || rest.hasPrefix("<") else { continue }
+            var generics = ""
+            if rest.hasPrefix("<"), let close = matchingClose(rest, open: "<", close: ">") {
+                generics = dropGenericRequirements(String(rest[...close]))
+                rest = rest[rest.index(after: close)...]
+            }
+            guard rest.hasPrefix("("), let close = matchingClose(rest, open: "(", close: ")") else { continue }
+            let parameters = rest[rest.index(after: rest.startIndex)..<close]
+            return stripModules(text[..<range.upperBound]) + generics + "(" + labels(parameters) + ")"
         }
         // Split at the parameter list (first top-level "(" after the name) or " : ".
         var depth = 0
@@ -155,11 +199,38 @@ enum SwiftNameSimplifier {
             let inner = name[name.index(after: open)..<range.lowerBound]
             name.replaceSubrange(open...close, with: inner)
         }
-        let components = splitTopLevel(Substring(name), separator: ".")
-        if components.count > 1 {
-            name = components.dropFirst().joined(separator: ".")
+        // Drop a leading `Module.` (an identifier and a dot); `Builtin.` types keep theirs.
+        var end = name.startIndex
+        while end < name.endIndex, name[end].isLetter || name[end].isNumber || name[end] == "_" { end = name.index(after: end) }
+        if end > name.startIndex, end < name.endIndex, name[end] == ".", name[..<end] != "Builtin" {
+            name = String(name[name.index(after: end)...])
         }
-        return name
+        return dropGenericRequirements(name)
+    }
+
+    /// `<A where A: P>` → `<A>`, `< where B: Q>` → `<>` (the simplified form shows parameters only).
+    private static func dropGenericRequirements(_ name: String) -> String {
+        guard name.contains(" where ") else { return name }
+        var result = ""
+        var characters = Array(name)[...]
+        while let first = characters.first {
+            if first == " ", characters.starts(with: " where ") {
+                // Skip to the '>' closing the current generic list.
+                var depth = 0
+                while let next = characters.first {
+                    if next == "<" { depth += 1 }
+                    if next == ">" {
+                        if depth == 0 { break }
+                        depth -= 1
+                    }
+                    characters = characters.dropFirst()
+                }
+                continue
+            }
+            result.append(first)
+            characters = characters.dropFirst()
+        }
+        return result
     }
 
     /// Splits at `separator` outside (), <> and [].

@@ -8,12 +8,15 @@ import CZlib
 enum Inflater {
     /// The largest inflated section accepted.
     static let maximumSize: UInt64 = 1 << 32
-    /// deflate's best case is about 1032:1; anything claiming more is forged.
-    static let maximumRatio: UInt64 = 1040
+    /// Debug sections compress 3–20 times; a section claiming more than 64 times its size
+    /// (beyond the first 64 MiB) is refused rather than given gigabytes of memory. (deflate
+    /// itself can reach about 1032:1, so this is a policy, not a format limit.)
+    static let maximumRatio: UInt64 = 64
+    static let sizeAlwaysAccepted: UInt64 = 64 << 20
 
     /// Inflates `input` (a zlib stream with header) into exactly `size` bytes.
     static func inflate(_ input: UnsafeRawBufferPointer, size: UInt64, region: ByteRegion) throws(SymbolsError) -> ByteStorage {
-        guard size <= maximumSize, size <= UInt64(input.count) &* maximumRatio &+ 1024 else {
+        guard size <= maximumSize, size <= max(UInt64(input.count) &* maximumRatio, sizeAlwaysAccepted) else {
             throw region.error(.limitExceeded, "compressed section claims \(size) bytes from \(input.count) compressed bytes", at: 0)
         }
         let count = Int(size)

@@ -47,12 +47,14 @@ public struct SymbolsError: Error, CustomStringConvertible, Sendable, Hashable {
         /// The byte offset inside the section's (decompressed) contents.
         public var offset: UInt64
 
+        /// A position `offset` bytes into section `name`.
         public init(name: String, offset: UInt64) {
             self.name = name
             self.offset = offset
         }
     }
 
+    /// An error of `kind` described by `message`, at the given place when known.
     public init(_ kind: Kind, _ message: String, fileOffset: UInt64? = nil,
                 section: SectionPosition? = nil, path: String? = nil) {
         self.kind = kind

@@ -22,10 +22,13 @@ public final class SymCache: @unchecked Sendable {
     public let id: DebugIdentifier?
     /// The image's vmaddr the addresses are relative to (`__TEXT` vmaddr, lowest `PT_LOAD`).
     public let imageVMAddress: UInt64
-    /// How many address ranges, distinct locations, functions and files the cache holds.
+    /// How many address ranges the cache holds (spans with one answer each).
     public let rangeCount: Int
+    /// How many distinct locations (function, file, line, caller) the cache holds.
     public let locationCount: Int
+    /// How many functions the cache names (indexes for ``functionNames(at:)``).
     public let functionCount: Int
+    /// How many source files the cache names (indexes for ``filePath(at:)``).
     public let fileCount: Int
     /// The cache's size in bytes.
     public var byteCount: Int { storage.bytes.count }
@@ -42,13 +45,23 @@ public final class SymCache: @unchecked Sendable {
     private let lineWidth: Int
     private let parentWidth: Int
     private let locationSize: Int
-    private let rangeStartsOffset: Int
-    private let rangeLocationsOffset: Int
+    private let rangesOffset: Int
+    /// Bytes per range: its start, then its location.
+    private let rangeStride: Int
     private let locationsOffset: Int
     private let functionsOffset: Int
     private let filesOffset: Int
     private let stringsOffset: Int
     private let stringsSize: Int
+
+    /// `pageIndex[p]` is the first range starting at or after page `p` (pages of
+    /// `1 << pageShift` bytes), so a lookup binary-searches one page's ranges only.
+    private let pageIndex: [UInt32]
+    private let pageShift: UInt64
+    /// Location fields unpacked from one 64-bit load when a record fits in 8 bytes.
+    private let packedLocations: Bool
+    private let fileShift: UInt64, lineShift: UInt64, parentShift: UInt64
+    private let functionMask: UInt64, fileMask: UInt64, lineMask: UInt64, parentMask: UInt64
 
     private let memoLock = NSLock()
     private var functionNames: [Int: FunctionNames] = [:]
@@ -59,6 +72,14 @@ public final class SymCache: @unchecked Sendable {
         var raw: String
         var demangled: String
         var simplified: String
+    }
+
+    /// Whether the file at `path` starts with the SymCache magic (a cheap check before opening).
+    public static func isSymCache(atPath path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 4)) ?? Data()
+        return Array(head) == SymCacheFormat.magic
     }
 
     /// Opens the SymCache bytes in `data` (copied once into storage of its own).
@@ -119,16 +140,15 @@ public final class SymCache: @unchecked Sendable {
         functionCount = Int(field(F.functionCount, 4))
         fileCount = Int(field(F.fileCount, 4))
         stringsSize = Int(field(F.stringsSize, 4))
-        rangeStartsOffset = Int(field(F.rangeStartsOffset, 4))
-        rangeLocationsOffset = Int(field(F.rangeLocationsOffset, 4))
+        rangesOffset = Int(field(F.rangesOffset, 4))
+        rangeStride = addressWidth + locationIndexWidth
         locationsOffset = Int(field(F.locationsOffset, 4))
         functionsOffset = Int(field(F.functionsOffset, 4))
         filesOffset = Int(field(F.filesOffset, 4))
         stringsOffset = Int(field(F.stringsOffset, 4))
 
         let tables: [(String, Int, Int, Int)] = [
-            ("range starts", F.rangeStartsOffset, rangeStartsOffset, rangeCount * addressWidth),
-            ("range locations", F.rangeLocationsOffset, rangeLocationsOffset, rangeCount * locationIndexWidth),
+            ("ranges", F.rangesOffset, rangesOffset, rangeCount * (addressWidth + locationIndexWidth)),
             ("locations", F.locationsOffset, locationsOffset, locationCount * locationSize),
             ("functions", F.functionsOffset, functionsOffset, functionCount * SymCacheFormat.functionRecordSize),
             ("files", F.filesOffset, filesOffset, fileCount * SymCacheFormat.fileRecordSize),
@@ -156,6 +176,33 @@ public final class SymCache: @unchecked Sendable {
             }
             id = identifier
         }
+        // Fast paths, decided once.
+        let mask = { (width: Int) -> UInt64 in width >= 8 ? .max : (UInt64(1) << UInt64(width * 8)) - 1 }
+        functionMask = mask(functionWidth)
+        fileMask = mask(fileWidth)
+        lineMask = mask(lineWidth)
+        parentMask = mask(parentWidth)
+        fileShift = UInt64(functionWidth * 8)
+        lineShift = UInt64((functionWidth + fileWidth) * 8)
+        parentShift = UInt64((functionWidth + fileWidth + lineWidth) * 8)
+        packedLocations = locationSize <= 8 && locationsOffset + locationCount * locationSize + 8 <= bytes.count
+
+        // Page index: about two ranges per page on average (at most half as many pages as
+        // ranges), so a lookup's binary search touches one or two cache lines.
+        var shift: UInt64 = 4
+        let lastStart = rangeCount > 0 ? SymCacheFormat.load(start, rangesOffset + (rangeCount - 1) * rangeStride, width: addressWidth) : 0
+        while (lastStart >> shift) > UInt64(max(rangeCount / 2, 1)) { shift += 1 }
+        pageShift = shift
+        let pages = Int(lastStart >> shift) + 2
+        var index = [UInt32](repeating: 0, count: pages)
+        var range = 0
+        for page in 0..<pages {
+            let pageStart = UInt64(page) << shift
+            while range < rangeCount,
+                  SymCacheFormat.load(start, rangesOffset + range * rangeStride, width: addressWidth) < pageStart { range += 1 }
+            index[page] = UInt32(range)
+        }
+        pageIndex = index
         try validate(fail)
     }
 
@@ -163,14 +210,15 @@ public final class SymCache: @unchecked Sendable {
     private func validate(_ fail: (SymbolsError.Kind, String, Int) -> SymbolsError) throws(SymbolsError) {
         var previous: UInt64?
         for index in 0..<rangeCount {
-            let start = SymCacheFormat.load(base, rangeStartsOffset + index * addressWidth, width: addressWidth)
+            let entry = rangesOffset + index * rangeStride
+            let start = SymCacheFormat.load(base, entry, width: addressWidth)
             if let previous, start <= previous {
-                throw fail(.malformed, "SymCache range \(index) starts at 0x\(String(start, radix: 16)), not after the previous range", rangeStartsOffset + index * addressWidth)
+                throw fail(.malformed, "SymCache range \(index) starts at 0x\(String(start, radix: 16)), not after the previous range", entry)
             }
             previous = start
-            let location = SymCacheFormat.load(base, rangeLocationsOffset + index * locationIndexWidth, width: locationIndexWidth)
+            let location = SymCacheFormat.load(base, entry + addressWidth, width: locationIndexWidth)
             guard location <= UInt64(locationCount) else {
-                throw fail(.outOfBounds, "SymCache range \(index) names location \(location), the cache has \(locationCount)", rangeLocationsOffset + index * locationIndexWidth)
+                throw fail(.outOfBounds, "SymCache range \(index) names location \(location), the cache has \(locationCount)", entry + addressWidth)
             }
         }
         for index in 0..<locationCount {
@@ -202,17 +250,35 @@ public final class SymCache: @unchecked Sendable {
 
     /// The innermost location (0-based) for `relativeAddress`, or nil.
     func innermostLocation(_ relativeAddress: UInt64) -> Int? {
-        var low = 0, high = rangeCount
+        let (low, high) = searchBounds(relativeAddress)
+        return innermostLocation(relativeAddress, low: low, high: high)
+    }
+
+    /// The answer is the last range starting at or before the address: it lies between the
+    /// first range of the address's page (minus one) and the first range of the next page.
+    @inline(__always)
+    func searchBounds(_ relativeAddress: UInt64) -> (Int, Int) {
+        let page = relativeAddress >> pageShift
+        if page + 1 < UInt64(pageIndex.count) {
+            return (max(Int(pageIndex[Int(page)]) - 1, 0), Int(pageIndex[Int(page) + 1]))
+        }
+        return (max(Int(pageIndex.last ?? 0) - 1, 0), rangeCount)
+    }
+
+    /// ``innermostLocation(_:)`` within precomputed bounds.
+    @inline(__always)
+    func innermostLocation(_ relativeAddress: UInt64, low lowBound: Int, high highBound: Int) -> Int? {
+        var low = lowBound, high = highBound
         while low < high { // first range starting after the address
             let middle = (low + high) >> 1
-            if SymCacheFormat.load(base, rangeStartsOffset + middle * addressWidth, width: addressWidth) <= relativeAddress {
+            if SymCacheFormat.load(base, rangesOffset + middle * rangeStride, width: addressWidth) <= relativeAddress {
                 low = middle + 1
             } else {
                 high = middle
             }
         }
         guard low > 0 else { return nil }
-        let value = SymCacheFormat.load(base, rangeLocationsOffset + (low - 1) * locationIndexWidth, width: locationIndexWidth)
+        let value = SymCacheFormat.load(base, rangesOffset + (low - 1) * rangeStride + addressWidth, width: locationIndexWidth)
         return value == 0 ? nil : Int(value - 1)
     }
 
@@ -220,6 +286,11 @@ public final class SymCache: @unchecked Sendable {
     @inline(__always)
     func locationFields(_ index: Int) -> (function: Int, file: Int, line: UInt32, parent: Int) {
         let record = locationsOffset + index * locationSize
+        if packedLocations {
+            let value = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: record, as: UInt64.self))
+            return (Int(value & functionMask), Int((value >> fileShift) & fileMask),
+                    UInt32(truncatingIfNeeded: (value >> lineShift) & lineMask), Int((value >> parentShift) & parentMask))
+        }
         let function = SymCacheFormat.load(base, record, width: functionWidth)
         let file = SymCacheFormat.load(base, record + functionWidth, width: fileWidth)
         let line = SymCacheFormat.load(base, record + functionWidth + fileWidth, width: lineWidth)

@@ -9,10 +9,12 @@
 ///   36 widths of a location's function, file, line and parent fields (u8 each)
 ///   40 arch string offset, length (u32, u32)                 48 id bytes (64, zero-padded)
 ///   112 counts: ranges, locations, functions, files, string bytes (u32 each)
-///   132 offsets: range starts, range locations, locations, functions, files, strings (u32 each)
+///   132 offsets: ranges, (reserved, 0), locations, functions, files, strings (u32 each)
 ///   156 reserved (u32)
-/// range starts      address width × ranges: addresses relative to the image vmaddr, increasing
-/// range locations   location-index width × ranges: 1 + the innermost location, 0 for none
+/// ranges            per range, packed: its start (address width: an address relative to the
+///                   image vmaddr, increasing) then its location (location-index width: 1 + the
+///                   innermost location, 0 for none) — side by side so the binary search's last
+///                   probe brings the location into the cache with the start
 /// locations         (function, file, line, parent) per location, each field its own width;
 ///                   function/file/parent are 1 + an index (0: none); a parent's index is always
 ///                   lower than its child's, so inline chains cannot cycle
@@ -58,8 +60,8 @@ enum SymCacheFormat {
         static let functionCount = 120
         static let fileCount = 124
         static let stringsSize = 128
-        static let rangeStartsOffset = 132
-        static let rangeLocationsOffset = 136
+        static let rangesOffset = 132
+        static let reservedOffset = 136
         static let locationsOffset = 140
         static let functionsOffset = 144
         static let filesOffset = 148

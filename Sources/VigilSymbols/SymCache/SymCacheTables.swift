@@ -27,7 +27,9 @@ struct SymCacheTables {
         var parent: UInt32
     }
     private(set) var locations: [Location] = []
-    private var locationIndex: [Location: UInt32] = [:]
+    /// Open-addressing index into ``locations`` (-1: empty); hashing with a multiply-xorshift is
+    /// several times cheaper than `Hasher` for the hundreds of thousands of lookups of a build.
+    private var locationSlots: [Int32] = Array(repeating: -1, count: 1024)
 
     /// Range starts (relative addresses) and 1 + innermost location (0: none).
     private(set) var rangeStarts: [UInt64] = []
@@ -89,11 +91,38 @@ struct SymCacheTables {
 
     /// 1 + the index of `location` (its parent must already exist).
     mutating func location(_ location: Location) -> UInt32 {
-        if let index = locationIndex[location] { return index + 1 }
-        let index = UInt32(locations.count)
+        let mask = locationSlots.count - 1
+        var slot = SymCacheTables.hash(location) & mask
+        while true {
+            let index = locationSlots[slot]
+            if index < 0 { break }
+            if locations[Int(index)] == location { return UInt32(index) + 1 }
+            slot = (slot + 1) & mask
+        }
+        let index = Int32(locations.count)
         locations.append(location)
-        locationIndex[location] = index
-        return index + 1
+        locationSlots[slot] = index
+        if locations.count * 2 > locationSlots.count { growLocationSlots() }
+        return UInt32(index) + 1
+    }
+
+    private static func hash(_ location: Location) -> Int {
+        var value = UInt64(location.function) &* 0x9e37_79b9_7f4a_7c15
+        value ^= UInt64(location.file) &+ (value << 6) &+ (value >> 2)
+        value = (value ^ UInt64(location.line)) &* 0xbf58_476d_1ce4_e5b9
+        value = (value ^ UInt64(location.parent)) &* 0x94d0_49bb_1331_11eb
+        return Int(truncatingIfNeeded: value ^ (value >> 31))
+    }
+
+    private mutating func growLocationSlots() {
+        var slots = [Int32](repeating: -1, count: locationSlots.count * 2)
+        let mask = slots.count - 1
+        for (index, location) in locations.enumerated() {
+            var slot = SymCacheTables.hash(location) & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(index)
+        }
+        locationSlots = slots
     }
 
     /// Starts a range at `start` (relative, increasing) with `location` (0: none); merged into
@@ -132,9 +161,10 @@ struct SymCacheTables {
         func align() { while bytes.count % 8 != 0 { bytes.append(0) } }
         var offsets: [Int] = []
         offsets.append(bytes.count)
-        for start in tables.rangeStarts { SymCacheFormat.store(start, width: addressWidth, into: &bytes) }
-        align(); offsets.append(bytes.count)
-        for location in tables.rangeLocations { SymCacheFormat.store(UInt64(location), width: locationIndexWidth, into: &bytes) }
+        for (start, location) in zip(tables.rangeStarts, tables.rangeLocations) {
+            SymCacheFormat.store(start, width: addressWidth, into: &bytes)
+            SymCacheFormat.store(UInt64(location), width: locationIndexWidth, into: &bytes)
+        }
         align(); offsets.append(bytes.count)
         for location in tables.locations {
             SymCacheFormat.store(UInt64(location.function), width: functionWidth, into: &bytes)
@@ -192,7 +222,7 @@ struct SymCacheTables {
         put(UInt64(tables.functions.count), at: F.functionCount, width: 4)
         put(UInt64(tables.files.count), at: F.fileCount, width: 4)
         put(UInt64(tables.strings.count), at: F.stringsSize, width: 4)
-        let fields = [F.rangeStartsOffset, F.rangeLocationsOffset, F.locationsOffset, F.functionsOffset, F.filesOffset, F.stringsOffset]
+        let fields = [F.rangesOffset, F.locationsOffset, F.functionsOffset, F.filesOffset, F.stringsOffset]
         for (field, offset) in zip(fields, offsets) { put(UInt64(offset), at: field, width: 4) }
         return bytes
     }

@@ -22,15 +22,19 @@ public struct SymCacheWriter: Sendable {
         public var data: Data
         /// What could not be read and was skipped (empty for well-formed input).
         public var warnings: [SymbolsError]
-        /// How many address ranges, locations, functions and files the cache holds.
+        /// How many address ranges the cache holds.
         public var rangeCount: Int
+        /// How many distinct locations the cache holds.
         public var locationCount: Int
+        /// How many functions the cache names.
         public var functionCount: Int
+        /// How many source files the cache names.
         public var fileCount: Int
         /// Whether DWARF was used (else only the symbol table).
         public var usedDWARF: Bool
     }
 
+    /// A writer; it has no options and no state.
     public init() {}
 
     /// Builds the SymCache of `slice`. Throws when the slice has neither DWARF nor symbols, or

@@ -21,49 +21,55 @@ struct SymbolMapBuilder {
         self.slice = slice
     }
 
-    /// Per compile unit, built the first time an address falls in the unit.
-    private final class UnitState {
-        let index: Int
-        var map: SubroutineMap?
+    /// What the evaluation needs of one compile unit.
+    private struct UnitState {
+        var index: Int
+        var intervals: [SubroutineMap.Interval] = []
         var lineTable: LineTable?
-        var files: [UInt64: UInt32] = [:]
-        init(index: Int) { self.index = index }
+        /// 1 + file index per line-table file index (0: none, UInt32.max: not resolved yet).
+        var files: [UInt32] = []
     }
 
     mutating func build() throws(SymbolsError) {
         let symbols = try slice.loadSymbolTable(diagnostics: &diagnostics)
         let base = slice.imageVMAddress
         var info: DWARFDebugInfo?
-        var unitRanges: CompileUnitRanges?
+        var unitRanges: [CompileUnitRanges.Range] = []
         if slice.hasDWARF {
             let sections = try DWARFSections(slice: slice)
             let debugInfo = DWARFDebugInfo(sections: sections)
             diagnostics.append(contentsOf: debugInfo.diagnostics)
             debugInfo.diagnostics = []
             info = debugInfo
-            unitRanges = CompileUnitRanges(info: debugInfo, diagnostics: &diagnostics)
+            unitRanges = CompileUnitRanges(info: debugInfo, diagnostics: &diagnostics).ranges
             usedDWARF = true
         }
         guard info != nil || !symbols.entries.isEmpty else {
             throw SymbolsError(.noSymbols, "the \(slice.arch) slice has neither DWARF nor a symbol table", path: slice.path)
         }
 
-        // Units that an address can reach, with their maps and line tables.
-        var states: [Int: UnitState] = [:] // unit index → state
+        // The units addresses can reach (through the aranges), with their maps and line tables.
+        var states: [UnitState?] = Array(repeating: nil, count: info?.units.count ?? 0)
+        var rangeUnits: [Int] = [] // per unit range: the unit index, or -1
         var lineTables: [UInt64: LineTable] = [:]
         var boundaries: [UInt64] = []
+        boundaries.reserveCapacity(symbols.entries.count * 2 + unitRanges.count * 2)
         symbols.boundaries(into: &boundaries)
-        if let info, let unitRanges {
-            for range in unitRanges.ranges {
+        if let info {
+            for range in unitRanges {
                 boundaries.append(range.low)
                 boundaries.append(range.high)
                 guard let unitIndex = SymbolMapBuilder.unitIndex(containing: range.unitOffset, in: info),
-                      states[unitIndex] == nil else { continue }
-                let state = UnitState(index: unitIndex)
-                states[unitIndex] = state
+                      info.units[unitIndex].isCompileUnit else {
+                    rangeUnits.append(-1)
+                    continue
+                }
+                rangeUnits.append(unitIndex)
+                guard states[unitIndex] == nil else { continue }
+                var state = UnitState(index: unitIndex)
                 let unit = info.units[unitIndex]
                 let attributes = info.attributes[unitIndex]
-                state.map = SubroutineMap(records: attributes.records) { record in
+                let map = SubroutineMap(records: attributes.records) { record in
                     let item = info.records[record]
                     do throws(SymbolsError) {
                         return try RangeLists.ranges(lowPC: item.lowPC, highPC: item.highPC, highPCIsOffset: item.highPCIsOffset,
@@ -74,7 +80,8 @@ struct SymbolMapBuilder {
                         return []
                     }
                 }
-                for interval in state.map?.intervals ?? [] {
+                state.intervals = map.intervals
+                for interval in map.intervals {
                     boundaries.append(interval.low)
                     boundaries.append(interval.high)
                 }
@@ -91,18 +98,82 @@ struct SymbolMapBuilder {
                             diagnostics.append(error)
                         }
                     }
-                    state.lineTable?.boundaries(into: &boundaries)
+                    if let table = state.lineTable {
+                        table.boundaries(into: &boundaries)
+                        state.files = Array(repeating: .max, count: table.files.count + 1)
+                    }
                 }
+                states[unitIndex] = state
             }
         }
         boundaries.sort()
 
-        // Evaluate once per span.
-        var nameCache: [Int32: ByteString] = [:]
-        var recordFunctions: [Int32: UInt32] = [:]
-        var symbolFunctions: [Int: UInt32] = [:]
-        var symbolFiles: [Int: UInt32] = [:]
-        var parentCache: [ParentKey: UInt32] = [:]
+        // Per-record and per-symbol memos (arrays, not dictionaries: this loop is the build's cost).
+        let records = info?.records ?? []
+        var recordNames = [ByteString](repeating: ByteString(start: nil, count: -2), count: records.count)
+        var recordFunctions = [UInt32](repeating: .max, count: records.count)
+        var parentSymbol = [Int](repeating: .min, count: records.count)
+        var parentLocation = [UInt32](repeating: 0, count: records.count)
+        var symbolFunctions = [UInt32](repeating: .max, count: symbols.entries.count)
+        var symbolFiles = [UInt32](repeating: .max, count: symbols.entries.count)
+
+        func recordFunction(_ record: Int32, _ builder: inout SymbolMapBuilder) throws(SymbolsError) -> UInt32 {
+            let cached = recordFunctions[Int(record)]
+            if cached != .max { return cached }
+            var name = recordNames[Int(record)]
+            if name.count == -2 {
+                name = builder.name(of: record, info: info!)
+                recordNames[Int(record)] = name
+            }
+            var function: UInt32 = 0
+            if name.exists {
+                let lowPC = records[Int(record)].lowPC
+                function = try builder.tables.function(name: name, entry: lowPC.flatMap { $0 >= base ? $0 - base : nil })
+            }
+            recordFunctions[Int(record)] = function
+            return function
+        }
+        func symbolFunction(_ index: Int, _ builder: inout SymbolMapBuilder) throws(SymbolsError) -> UInt32 {
+            let cached = symbolFunctions[index]
+            if cached != .max { return cached }
+            let entry = symbols.entries[index]
+            let file = builder.slice.storage.bytes
+            let name = ByteString(UnsafeRawBufferPointer(rebasing: file[entry.nameOffset..<(entry.nameOffset + entry.nameLength)]))
+            let function = try builder.tables.function(name: name, entry: entry.address >= base ? entry.address - base : nil)
+            symbolFunctions[index] = function
+            return function
+        }
+        func symbolFile(_ index: Int, _ builder: inout SymbolMapBuilder) throws(SymbolsError) -> UInt32 {
+            let cached = symbolFiles[index]
+            if cached != .max { return cached }
+            let entry = symbols.entries[index]
+            var file: UInt32 = 0
+            if entry.fileNameLength >= 0 {
+                let bytes = builder.slice.storage.bytes
+                file = try builder.tables.file(path: Array(bytes[entry.fileNameOffset..<(entry.fileNameOffset + entry.fileNameLength)]))
+            }
+            symbolFiles[index] = file
+            return file
+        }
+        func fileIndex(_ state: inout UnitState, _ index: UInt32, _ builder: inout SymbolMapBuilder) throws(SymbolsError) -> UInt32 {
+            if Int(index) < state.files.count, state.files[Int(index)] != .max { return state.files[Int(index)] }
+            var result: UInt32 = 0
+            if let table = state.lineTable,
+               let path = table.path(ofFile: UInt64(index), compilationDirectory: info!.attributes[state.index].compDir) {
+                result = try builder.tables.file(path: path)
+            }
+            if Int(index) < state.files.count { state.files[Int(index)] = result }
+            return result
+        }
+
+        // Evaluate once per span, in address order; the current unit's tables stay in locals.
+        var rangeCursor = 0
+        var currentUnit = -1
+        var state = UnitState(index: -1)
+        var rows: [LineTable.Row] = []
+        var sequences: [LineTable.Sequence] = []
+        var chain: [Int32] = []
+        chain.reserveCapacity(32)
         var previous: UInt64?
         for point in boundaries {
             if point == previous { continue }
@@ -110,64 +181,78 @@ struct SymbolMapBuilder {
             guard point >= base else { continue }
             let relative = point - base
 
+            while rangeCursor < unitRanges.count, unitRanges[rangeCursor].high <= point { rangeCursor += 1 }
+            var unitIndex = -1
+            if rangeCursor < unitRanges.count, unitRanges[rangeCursor].low <= point { unitIndex = rangeUnits[rangeCursor] }
+            if unitIndex != currentUnit {
+                if currentUnit >= 0 { states[currentUnit] = state }
+                currentUnit = unitIndex
+                if unitIndex >= 0, let loaded = states[unitIndex] {
+                    state = loaded
+                    rows = loaded.lineTable?.rows ?? []
+                    sequences = loaded.lineTable?.sequences ?? []
+                } else {
+                    state = UnitState(index: -1)
+                    rows = []
+                    sequences = []
+                    currentUnit = -1
+                }
+            }
+
             var innermostFile: UInt32 = 0
             var innermostLine: UInt32 = 0
-            var chain: [Int32] = []
-            var unitState: UnitState?
-            if let info, let unitRanges, let unitOffset = unitRanges.unitOffset(containing: point),
-               let unitIndex = SymbolMapBuilder.unitIndex(containing: unitOffset, in: info),
-               info.units[unitIndex].isCompileUnit, let state = states[unitIndex] {
-                unitState = state
-                if let table = state.lineTable, let rowIndex = table.row(for: point) {
-                    let row = table.rows[rowIndex]
-                    innermostFile = try fileIndex(state: state, info: info, index: UInt64(row.file))
-                    innermostLine = row.line
+            chain.removeAll(keepingCapacity: true)
+            if currentUnit >= 0 {
+                if let rowIndex = LineTable.row(for: point, rows: rows, sequences: sequences) {
+                    let row = rows[rowIndex]
+                    innermostFile = try fileIndex(&state, row.file, &self)
+                    // llvm takes the row's line only when its file resolves.
+                    if innermostFile != 0 { innermostLine = row.line }
                 }
-                if let leaf = state.map?.record(containing: point) {
-                    var current: Int32 = leaf
+                if let leaf = SubroutineMap.record(containing: point, in: state.intervals) {
+                    var current = leaf
                     while current >= 0, chain.count < SymbolMapBuilder.maximumChainLength {
                         chain.append(current)
-                        if info.records[Int(current)].isSubprogram { break }
-                        current = info.records[Int(current)].parent
+                        if records[Int(current)].isSubprogram { break }
+                        current = records[Int(current)].parent
                     }
                 }
             }
             let symbol = symbols.index(covering: point)
 
-            // The innermost location, with the chain above it interned once per (leaf, symbol).
             var parent: UInt32 = 0
             let innermostFunction: UInt32
-            if chain.count > 1, let info, let state = unitState {
-                let key = ParentKey(leaf: chain[0], symbol: symbol ?? -1)
-                if let cached = parentCache[key] {
-                    parent = cached
+            if chain.count > 1 {
+                let leaf = Int(chain[0])
+                let symbolKey = symbol ?? -1
+                if parentSymbol[leaf] == symbolKey {
+                    parent = parentLocation[leaf]
                 } else {
                     // Outermost first, so parents get lower indexes than children.
                     var link: UInt32 = 0
                     for position in stride(from: chain.count - 1, through: 1, by: -1) {
-                        let record = chain[position]
-                        let callee = info.records[Int(chain[position - 1])]
+                        let callee = records[Int(chain[position - 1])]
+                        let isOutermost = position == chain.count - 1
                         let function: UInt32
-                        if position == chain.count - 1, let symbol {
-                            function = try symbolFunction(symbol, symbols: symbols, cache: &symbolFunctions)
+                        if isOutermost, let symbol {
+                            function = try symbolFunction(symbol, &self)
                         } else {
-                            function = try recordFunction(record, info: info, names: &nameCache, cache: &recordFunctions)
+                            function = try recordFunction(chain[position], &self)
                         }
-                        var file = state.lineTable == nil ? 0 : try fileIndex(state: state, info: info, index: UInt64(callee.callFile))
-                        if file == 0, position == chain.count - 1, let symbol {
-                            file = try symbolFile(symbol, symbols: symbols, cache: &symbolFiles)
-                        }
+                        var file = state.lineTable == nil ? 0 : try fileIndex(&state, callee.callFile, &self)
+                        if file == 0, isOutermost, let symbol { file = try symbolFile(symbol, &self) }
                         link = tables.location(SymCacheTables.Location(function: function, file: file, line: callee.callLine, parent: link))
                     }
                     parent = link
-                    parentCache[key] = link
+                    parentSymbol[leaf] = symbolKey
+                    parentLocation[leaf] = link
                 }
-                innermostFunction = try recordFunction(chain[0], info: info, names: &nameCache, cache: &recordFunctions)
+                innermostFunction = try recordFunction(chain[0], &self)
             } else if let symbol {
-                innermostFunction = try symbolFunction(symbol, symbols: symbols, cache: &symbolFunctions)
-                if innermostFile == 0 { innermostFile = try symbolFile(symbol, symbols: symbols, cache: &symbolFiles) }
-            } else if let info, let leaf = chain.first {
-                innermostFunction = try recordFunction(leaf, info: info, names: &nameCache, cache: &recordFunctions)
+                innermostFunction = try symbolFunction(symbol, &self)
+                if innermostFile == 0 { innermostFile = try symbolFile(symbol, &self) }
+            } else if let leaf = chain.first {
+                innermostFunction = try recordFunction(leaf, &self)
             } else {
                 innermostFunction = 0
             }
@@ -182,11 +267,6 @@ struct SymbolMapBuilder {
         tables.appendRange(start: (boundaries.last ?? base) &- base &+ 1, location: 0)
     }
 
-    private struct ParentKey: Hashable {
-        var leaf: Int32
-        var symbol: Int
-    }
-
     /// The unit whose span holds `offset` (an aranges set may name any offset inside a unit).
     static func unitIndex(containing offset: Int, in info: DWARFDebugInfo) -> Int? {
         var low = 0, high = info.units.count
@@ -198,64 +278,13 @@ struct SymbolMapBuilder {
         return low
     }
 
-    private mutating func symbolFunction(_ index: Int, symbols: SymbolTable, cache: inout [Int: UInt32]) throws(SymbolsError) -> UInt32 {
-        if let cached = cache[index] { return cached }
-        let entry = symbols.entries[index]
-        let file = slice.storage.bytes
-        let name = ByteString(UnsafeRawBufferPointer(rebasing: file[entry.nameOffset..<(entry.nameOffset + entry.nameLength)]))
-        let relative = entry.address >= slice.imageVMAddress ? entry.address - slice.imageVMAddress : nil
-        let function = try tables.function(name: name, entry: relative)
-        cache[index] = function
-        return function
-    }
-
-    /// 1 + the file an ELF local symbol's `STT_FILE` names, or 0.
-    private mutating func symbolFile(_ index: Int, symbols: SymbolTable, cache: inout [Int: UInt32]) throws(SymbolsError) -> UInt32 {
-        if let cached = cache[index] { return cached }
-        let entry = symbols.entries[index]
-        var file: UInt32 = 0
-        if entry.fileNameLength >= 0 {
-            let bytes = slice.storage.bytes
-            file = try tables.file(path: Array(bytes[entry.fileNameOffset..<(entry.fileNameOffset + entry.fileNameLength)]))
-        }
-        cache[index] = file
-        return file
-    }
-
-    private mutating func recordFunction(_ record: Int32, info: DWARFDebugInfo, names: inout [Int32: ByteString],
-                                         cache: inout [Int32: UInt32]) throws(SymbolsError) -> UInt32 {
-        if let cached = cache[record] { return cached }
-        let name = self.name(of: record, info: info, cache: &names)
-        var function: UInt32 = 0
-        if name.exists {
-            let lowPC = info.records[Int(record)].lowPC
-            let relative = lowPC.flatMap { $0 >= slice.imageVMAddress ? $0 - slice.imageVMAddress : nil }
-            function = try tables.function(name: name, entry: relative)
-        }
-        cache[record] = function
-        return function
-    }
-
-    private mutating func fileIndex(state: UnitState, info: DWARFDebugInfo, index: UInt64) throws(SymbolsError) -> UInt32 {
-        if let cached = state.files[index] { return cached }
-        var result: UInt32 = 0
-        if let table = state.lineTable,
-           let path = table.path(ofFile: index, compilationDirectory: info.attributes[state.index].compDir) {
-            result = try tables.file(path: path)
-        }
-        state.files[index] = result
-        return result
-    }
-
     /// The function name llvm prints for a subroutine DIE: the linkage name found through
     /// `DW_AT_abstract_origin`/`DW_AT_specification` (depth-first, specification first), else the
     /// plain name found the same way.
-    private func name(of record: Int32, info: DWARFDebugInfo, cache: inout [Int32: ByteString]) -> ByteString {
-        if let cached = cache[record] { return cached }
+    private func name(of record: Int32, info: DWARFDebugInfo) -> ByteString {
         let start = info.records[Int(record)].offset
         var result = search(from: start, info: info, linkage: true)
         if !result.exists { result = search(from: start, info: info, linkage: false) }
-        cache[record] = result
         return result
     }
 

@@ -23,6 +23,7 @@ public struct SymbolicatedFrame: Sendable, Hashable, CustomStringConvertible {
     /// `function + offset`.
     public var functionAddress: UInt64?
 
+    /// A frame from its parts (for tests and for callers that build frames from other sources).
     public init(rawFunction: String?, function: String?, simplifiedFunction: String?, file: String?, line: UInt32,
                 isInlined: Bool, functionAddress: UInt64?) {
         self.rawFunction = rawFunction
