@@ -85,6 +85,7 @@ let package = Package(
         .testTarget(name: "VigilCoreTests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilCLITests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilLaunchTests", dependencies: ["VigilLaunch", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilNetworkTests", dependencies: ["VigilCore", "VigilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
