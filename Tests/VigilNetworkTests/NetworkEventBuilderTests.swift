@@ -141,3 +141,20 @@ struct NetworkEventBuilderTests {
         #expect(counters.droppedBySampling == 1 && counters.droppedExcludedHost == 1)
     }
 }
+
+@Suite("Network event building: cancellations")
+struct NetworkCancellationTests {
+    @Test("a cancelled request is recorded with its error but sampled like a success")
+    func cancellation() {
+        var configuration = NetworkConfiguration()
+        configuration.sampleRate = 0
+        var generator = SeededGenerator(seed: 1)
+        let observation = NetworkObservation(method: "GET", url: "https://x.io/search",
+                                             failure: NetworkFailure(domain: NetworkFailure.urlErrorDomain, code: -999),
+                                             start: Date(), marks: NetworkTransactionMarks(end: 3))
+        #expect(NetworkEventBuilder(configuration: configuration).build(observation, using: &generator).decision == .droppedBySampling)
+        let kept = NetworkEventBuilder().build(observation, using: &generator)
+        #expect(kept.decision == .keptSampled)
+        #expect(kept.payload?.error == "NSURLErrorDomain -999 cancelled")
+    }
+}

@@ -47,7 +47,10 @@ public struct NetworkEventBuilder: Sendable {
         let parts = URLParts(observation.url)
         if isExcluded(host: parts.host) { return (.droppedExcludedHost, nil) }
         let timings = observation.marks.timings
-        let decision = sampler.decide(status: observation.status, failed: observation.failure != nil,
+        // A cancellation is the app's choice, not a failure: it is sampled like a success
+        // (search-as-you-type cancels most of its requests).
+        let failed = observation.failure.map { !$0.isCancellation } ?? false
+        let decision = sampler.decide(status: observation.status, failed: failed,
                                       totalMs: timings.total, traceId: observation.traceParent?.traceId,
                                       using: &generator)
         guard decision.isKept else { return (decision, nil) }

@@ -26,9 +26,10 @@ public struct NetworkSampler: Sendable {
         failureStatusMinimum = clamped.failureStatusMinimum
     }
 
-    /// Whether a request with this outcome failed.
+    /// Whether a request with this outcome failed: a transport failure, or a status at or
+    /// above ``failureStatusMinimum``.
     public func isFailure(status: Int?, failed: Bool) -> Bool {
-        failed || (status.map { $0 >= failureStatusMinimum } ?? true)
+        failed || (status.map { $0 >= failureStatusMinimum } ?? false)
     }
 
     /// The decision for a request; `generator` is used only when the rate decides and there is

@@ -1,0 +1,125 @@
+#if canImport(FoundationNetworking)
+import Foundation
+import FoundationNetworking
+import VigilCore
+
+/// Runs an upload or download task with FoundationNetworking's own protocol (the only code
+/// that can read a body or file kept inside the task) and watches what it tells the session.
+///
+/// The native protocol is created for the app's task with this object as its client; every
+/// message is passed on unchanged to the client the session gave the recorder, with the native
+/// protocol as sender, so the session finds the response data and the downloaded file exactly
+/// where it would without Vigil. No `traceparent` can be added on this path (the native
+/// protocol sends the task's own request).
+final class NativeProtocolPassthrough: NSObject, URLProtocolClient, @unchecked Sendable {
+    private let lock = NSLock()
+    private let slot: RecorderSlot
+    private let request: URLRequest
+    private weak var task: URLSessionTask?
+    private var client: (any URLProtocolClient)?
+    private var native: URLProtocol?
+    private var startInstant = MonotonicInstant(nanoseconds: 0)
+    private var start = Date()
+    private var responseInstant: MonotonicInstant?
+    private var response: URLResponse?
+    private var bytesReceived: Int64 = 0
+    private var finished = false
+
+    init(owner: RecordingURLProtocol, task: URLSessionTask, nativeClass: URLProtocol.Type, slot: RecorderSlot) {
+        self.slot = slot
+        self.task = task
+        request = owner.request
+        client = owner.client
+        super.init()
+        native = nativeClass.init(task: task, cachedResponse: owner.cachedResponse, client: self)
+    }
+
+    /// Starts (or, after a suspension, resumes) the native protocol.
+    func start(at instant: MonotonicInstant, wall: Date) {
+        lock.lock()
+        if !finished && response == nil {
+            startInstant = instant
+            start = wall
+        }
+        let native = self.native
+        lock.unlock()
+        native?.startLoading()
+    }
+
+    func stop() {
+        let cancelled = task?.state == .canceling
+        native?.stopLoading()
+        if cancelled { finish(error: URLError(.cancelled)) }
+    }
+
+    // MARK: - URLProtocolClient: observe, then pass on unchanged
+
+    func urlProtocol(_ sender: URLProtocol, wasRedirectedTo request: URLRequest, redirectResponse: URLResponse) {
+        client?.urlProtocol(sender, wasRedirectedTo: request, redirectResponse: redirectResponse)
+    }
+
+    func urlProtocol(_ sender: URLProtocol, cachedResponseIsValid cachedResponse: CachedURLResponse) {
+        client?.urlProtocol(sender, cachedResponseIsValid: cachedResponse)
+    }
+
+    func urlProtocol(_ sender: URLProtocol, didReceive response: URLResponse,
+                     cacheStoragePolicy policy: URLCache.StoragePolicy) {
+        lock.lock()
+        if self.response == nil { responseInstant = slot.recorder.clock.monotonicNow() }
+        self.response = response
+        lock.unlock()
+        client?.urlProtocol(sender, didReceive: response, cacheStoragePolicy: policy)
+    }
+
+    func urlProtocol(_ sender: URLProtocol, didLoad data: Data) {
+        lock.lock()
+        bytesReceived += Int64(data.count)
+        lock.unlock()
+        client?.urlProtocol(sender, didLoad: data)
+    }
+
+    func urlProtocolDidFinishLoading(_ sender: URLProtocol) {
+        client?.urlProtocolDidFinishLoading(sender)
+        finish(error: nil)
+    }
+
+    func urlProtocol(_ sender: URLProtocol, didFailWithError error: any Error) {
+        client?.urlProtocol(sender, didFailWithError: error)
+        finish(error: error)
+    }
+
+    func urlProtocol(_ sender: URLProtocol, didReceive challenge: URLAuthenticationChallenge) {
+        client?.urlProtocol(sender, didReceive: challenge)
+    }
+
+    func urlProtocol(_ sender: URLProtocol, didCancel challenge: URLAuthenticationChallenge) {
+        client?.urlProtocol(sender, didCancel: challenge)
+    }
+
+    private func finish(error: (any Error)?) {
+        let end = slot.recorder.clock.monotonicNow()
+        lock.lock()
+        guard !finished else { lock.unlock(); return }
+        finished = true
+        let task = self.task
+        let response = self.response ?? task?.response
+        var received = bytesReceived
+        if let task, task.countOfBytesReceived > received { received = task.countOfBytesReceived }
+        if received == 0, let length = response?.expectedContentLength, length > 0 { received = length }
+        var sent = Int64(request.httpBody?.count ?? 0)
+        if let task {
+            sent = max(sent, task.countOfBytesSent, task.countOfBytesExpectedToSend)
+        }
+        let total = max(0, end.milliseconds(since: startInstant))
+        let firstByte = responseInstant.map { max(0, $0.milliseconds(since: startInstant)) }
+        let start = self.start
+        lock.unlock()
+        let marks = NetworkTransactionMarks(responseStart: firstByte, responseEnd: firstByte.map { _ in total }, end: total)
+        slot.recorder.record(NetworkObservation(request: request, response: response, error: error, bytesSent: sent,
+                                                bytesReceived: received, start: start, marks: marks,
+                                                traceParent: request.value(forHTTPHeaderField: "traceparent")
+                                                    .flatMap(TraceParent.init(header:)),
+                                                recorder: slot.recorder))
+    }
+}
+#endif
