@@ -4,6 +4,8 @@ import VigilCommandLine
 /// Every benchmark suite, in the order `vigil-bench help` lists them. Each writes
 /// `bench-results/<suite>.json`; `make bench` runs them through the scripts in `Benchmarks/`.
 let commands: [any Command.Type] = [
+    MonitoringBenchmark.self,
+    StoreBenchmark.self,
     LaunchBenchmark.self,
 ]
 

@@ -1,0 +1,198 @@
+import CoreFoundation
+import Foundation
+import VigilCommandLine
+import VigilRuntime
+
+/// `vigil-bench monitoring`: what hang monitoring costs the app.
+///
+/// 1. CPU: runs `vigil-sample work` (the same fixed main-thread workload, same seed, same
+///    calibrated work per turn) as child processes, interleaved over several rounds: (a) without
+///    Vigil, (b) with Vigil's defaults (hang detection on, 50 ms sampling from a quarter of the
+///    threshold), (c) the worst case, sampling every busy turn from its start. Each child's CPU
+///    time comes from `wait4`'s rusage; the medians are compared.
+/// 2. Sample latency: in this process, a background thread samples the main thread while the
+///    main thread is busy in a run-loop turn (the situation in which Vigil samples), and records
+///    request-to-stack latencies; also once while the main thread sleeps in its run loop.
+enum MonitoringBenchmark: Command {
+    static let name = "monitoring"
+    static let summary = "hang monitoring overhead (CPU with/without Vigil) and main-thread sample latency"
+    static let usage = """
+        usage: vigil-bench monitoring --sample PATH [--seconds S] [--rounds N] [--latency-samples N] [--out FILE]
+
+          --sample PATH          the vigil-sample executable to time
+          --seconds S            length of each workload run (default 20)
+          --rounds N             interleaved rounds of the three variants (default 3)
+          --latency-samples N    main-thread samples for the latency figures (default 2000)
+          --out FILE             result JSON (default bench-results/monitoring.json)
+        """
+
+    static func run(_ words: [String]) throws -> Int32 {
+        let valued: Set<String> = ["sample", "seconds", "rounds", "latency-samples", "out"]
+        let arguments = try Arguments(words, valued: valued)
+        let unknown = arguments.unknown(allowedFlags: [], allowedValues: valued)
+        guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
+        let sample = try arguments.required("sample")
+        guard FileManager.default.isExecutableFile(atPath: sample) else { throw UsageError("--sample: \(sample) is not executable") }
+        let seconds = try arguments.number("seconds", default: 20.0)
+        let rounds = try arguments.number("rounds", default: 3)
+        let latencyCount = try arguments.number("latency-samples", default: 2000)
+        guard seconds > 0, rounds > 0, latencyCount >= 100 else { throw UsageError("--seconds, --rounds must be positive, --latency-samples >= 100") }
+        let out = arguments.value("out") ?? "bench-results/monitoring.json"
+
+        log("calibrating the workload")
+        let calibration = try ChildRun.start(sample, ["work", "--seconds", "0.2", "--no-vigil"])
+        guard let iterationsPerMs = calibration.summary?["iterationsPerMs"] as? Int else {
+            throw BenchError("vigil-sample work printed no calibration: \(calibration.output)")
+        }
+        let common = ["work", "--seconds", String(seconds), "--iterations-per-ms", String(iterationsPerMs), "--seed", "7"]
+        let variants: [(key: String, arguments: [String])] = [
+            ("withoutVigil", common + ["--no-vigil"]),
+            ("withVigil", common),
+            ("withVigilSamplingEveryTurn", common + ["--sampling-start-ms", "0"]),
+        ]
+        var runs: [String: [ChildRun]] = [:]
+        for round in 1...rounds {
+            // Rotate the order so that a slow phase of the machine does not always hit one side.
+            for offset in 0..<variants.count {
+                let variant = variants[(offset + round - 1) % variants.count]
+                log("round \(round)/\(rounds): \(variant.key)")
+                let run = try ChildRun.start(sample, variant.arguments)
+                guard run.exitStatus == 0 else { throw BenchError("\(variant.key) failed: \(run.output)") }
+                runs[variant.key, default: []].append(run)
+            }
+        }
+
+        log("measuring main-thread sample latency (\(latencyCount) samples)")
+        let busy = try LatencyProbe.measure(count: latencyCount, mainThreadBusy: true)
+        let idle = try LatencyProbe.measure(count: max(100, latencyCount / 4), mainThreadBusy: false)
+
+        func median(_ values: [Double]) -> Double {
+            let sorted = values.sorted()
+            return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        }
+        func describe(_ key: String) -> [String: Any] {
+            let list = runs[key] ?? []
+            return [
+                "cpuSecondsMedian": median(list.map(\.cpuSeconds)),
+                "cpuSeconds": list.map(\.cpuSeconds),
+                "wallSeconds": list.map(\.wallSeconds),
+                "mainThreadSamples": list.map { $0.summary?["samples"] as? Int ?? 0 },
+                "sampleTimeouts": list.map { $0.summary?["sampleTimeouts"] as? Int ?? 0 },
+                "watchdogTicks": list.map { $0.summary?["ticks"] as? Int ?? 0 },
+                "vigilThreadCPUSeconds": list.map { $0.summary?["vigilThreadCPUSeconds"] as? Double ?? 0 },
+                "mainThreadInSamplerSeconds": list.map { $0.summary?["mainThreadInSamplerSeconds"] as? Double ?? 0 },
+            ]
+        }
+        let base = median((runs["withoutVigil"] ?? []).map(\.cpuSeconds))
+        // Two views of the same cost: the end-to-end difference of whole-process CPU time (what
+        // the app pays, noisy on a shared machine), and the SDK's own threads' CPU time plus the
+        // main thread's time inside the sampler (precise, but blind to the observer's
+        // timestamps and the kernel's signal delivery).
+        func overhead(_ key: String) -> [String: Any] {
+            let list = runs[key] ?? []
+            let cpu = median(list.map(\.cpuSeconds))
+            let extra = cpu - base
+            let direct = median(list.map {
+                ($0.summary?["vigilThreadCPUSeconds"] as? Double ?? 0) + ($0.summary?["mainThreadInSamplerSeconds"] as? Double ?? 0)
+            })
+            return ["extraCPUSeconds": extra, "extraPercentOfOneCore": extra / seconds * 100,
+                    "ratio": base > 0 ? cpu / base : 0,
+                    "directCPUSeconds": direct, "directPercentOfOneCore": direct / seconds * 100]
+        }
+        let defaultOverhead = overhead("withVigil")
+        let worstOverhead = overhead("withVigilSamplingEveryTurn")
+        let extraPercent = defaultOverhead["extraPercentOfOneCore"] as? Double ?? .infinity
+        let directPercent = defaultOverhead["directPercentOfOneCore"] as? Double ?? .infinity
+        let result: [String: Any] = [
+            "suite": "monitoring",
+            "machine": ["processors": ProcessInfo.processInfo.activeProcessorCount,
+                        "note": "shared machine: compare the two sides of one run, not across runs"],
+            "workload": ["seconds": seconds, "rounds": rounds, "turnPeriodMs": 40, "turnWorkMs": "2-20",
+                         "iterationsPerMs": iterationsPerMs, "seed": 7],
+            "withoutVigil": describe("withoutVigil"),
+            "withVigil": describe("withVigil").merging(["overhead": defaultOverhead]) { $1 },
+            "withVigilSamplingEveryTurn": describe("withVigilSamplingEveryTurn").merging(["overhead": worstOverhead]) { $1 },
+            "sampleLatency": ["mainThreadBusy": busy.json, "mainThreadIdle": idle.json],
+            "goals": [
+                "extraPercentOfOneCore": ["goal": "<= 1 (end to end and direct)", "measured": extraPercent,
+                                          "direct": directPercent, "met": extraPercent <= 1 && directPercent <= 1],
+                "sampleLatencyMedianMicroseconds": ["goal": "<= 20", "measured": busy.medianMicroseconds,
+                                                    "met": busy.medianMicroseconds <= 20],
+                "sampleLatencyP99Microseconds": ["goal": "<= 100", "measured": busy.p99Microseconds,
+                                                 "met": busy.p99Microseconds <= 100],
+            ],
+        ]
+        let data = try JSONSerialization.data(withJSONObject: result, options: [.prettyPrinted, .sortedKeys])
+        let url = URL(fileURLWithPath: out)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url)
+        CommandDispatcher.writeStandardOutput(String(format: """
+            monitoring: extra CPU with Vigil %.3f%% of one core end to end (ratio %.4f), %.3f%% direct \
+            (goal <= 1%%); sampling every busy turn %.3f%% end to end, %.3f%% direct
+            monitoring: main-thread sample latency median %.1f µs, p99 %.1f µs (goal <= 20 / <= 100), \
+            idle main thread median %.1f µs
+            monitoring: results in %@
+
+            """, extraPercent, defaultOverhead["ratio"] as? Double ?? 0, directPercent,
+            worstOverhead["extraPercentOfOneCore"] as? Double ?? 0, worstOverhead["directPercentOfOneCore"] as? Double ?? 0,
+            busy.medianMicroseconds, busy.p99Microseconds, idle.medianMicroseconds, out))
+        return 0
+    }
+
+    static func log(_ text: String) {
+        CommandDispatcher.writeStandardError("monitoring: \(text)")
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// One child process, with the CPU time the kernel charged it (`wait4`).
+struct ChildRun {
+    var exitStatus: Int32
+    var cpuSeconds: Double
+    var wallSeconds: Double
+    var output: String
+    /// The last line of standard output, parsed as JSON (what `vigil-sample work` prints).
+    var summary: [String: Any]?
+
+    static func start(_ executable: String, _ arguments: [String]) throws -> ChildRun {
+        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-bench-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(at: outputFile) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // The child must not inherit this thread's blocked signals either.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let started = Date()
+        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        guard status == 0 else { throw BenchError("cannot start \(executable): errno \(status)") }
+        var waitStatus: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &waitStatus, 0, &usage) < 0 {
+            guard errno == EINTR else { throw BenchError("wait4 failed: errno \(errno)") }
+        }
+        let wall = Date().timeIntervalSince(started)
+        let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        let output = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+        let lastLine = output.split(separator: "\n").last.map(String.init) ?? ""
+        let summary = (try? JSONSerialization.jsonObject(with: Data(lastLine.utf8))) as? [String: Any]
+        // WIFEXITED / WEXITSTATUS by hand: the macros are not imported.
+        let exited = (waitStatus & 0x7f) == 0
+        return ChildRun(exitStatus: exited ? (waitStatus >> 8) & 0xff : -1, cpuSeconds: cpu, wallSeconds: wall,
+                        output: output, summary: summary)
+    }
+}

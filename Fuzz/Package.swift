@@ -1,0 +1,29 @@
+// swift-tools-version: 6.0
+//
+// libFuzzer targets for Vigil's parsers of outside input, run by `make fuzz` (scripts/fuzz),
+// which builds this package with -sanitize=fuzzer,address. Each target is one executable
+// under Sources/ (scripts/fuzz runs every one); its seed inputs live in Corpus/<target>/. Shared
+// C declarations live in Driver/, outside Sources/, so that they are not taken for a target.
+
+import PackageDescription
+
+let package = Package(
+    name: "VigilFuzz",
+    platforms: [.macOS(.v13)],
+    dependencies: [.package(name: "Vigil", path: "..")],
+    targets: [
+        // The declaration of libFuzzer's driver, which each target's entry point calls.
+        .target(name: "CFuzzDriver", path: "Driver"),
+        // Segment files as recovery reads them (VigilStore).
+        .executableTarget(name: "FuzzSegmentRecovery", dependencies: ["CFuzzDriver", 
+            .product(name: "VigilStore", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
+        ]),
+        // Answers to POST /api/v1/events (VigilTransport).
+        .executableTarget(name: "FuzzIngestResponse", dependencies: ["CFuzzDriver", .product(name: "VigilTransport", package: "Vigil")]),
+        // Remote configuration documents (VigilCore's RemoteConfig, as the SDK and the server read them).
+        .executableTarget(name: "FuzzRemoteConfig", dependencies: ["CFuzzDriver", .product(name: "VigilCore", package: "Vigil")]),
+        // gzip bodies (VigilTransport's bounded inflate).
+        .executableTarget(name: "FuzzGzip", dependencies: ["CFuzzDriver", .product(name: "VigilTransport", package: "Vigil")]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,80 @@
+import Foundation
+import VigilCore
+import VigilRuntime
+
+/// Everything `Vigil.start(_:)` needs: who the app is, where events go, and how the detectors
+/// are tuned.
+///
+/// Only ``app`` is required; every other field has a default that works on the device.
+public struct VigilSetup: Sendable {
+    /// The app that produces the events.
+    public var app: AppInfo
+    /// The device, detected by default (`DeviceInfo.current`).
+    public var device: DeviceInfo
+    /// Detector settings and per-module kill switches.
+    public var monitoring: VigilConfiguration
+    /// Where finished events go; nil means the SDK's durable store at `dataDirectory/events`
+    /// (behind the remote configuration's gate, uploaded to ``serverURL`` when set).
+    public var sink: (any EventSink)?
+    /// The Vigil server to upload events to and take the remote configuration from, e.g.
+    /// `https://vigil.example.com`; nil keeps events on the device. Used only without a ``sink``.
+    public var serverURL: URL?
+    /// The project's ingest key for ``serverURL``.
+    public var ingestKey: String
+    /// Directory for the SDK's files (the hang-in-progress marker, the event store, the cached
+    /// remote configuration).
+    /// Default: `<caches>/vigil`.
+    public var dataDirectory: URL
+    /// Tags put on every event.
+    public var tags: [String: String]
+    /// The page visible at start, if known.
+    public var initialPage: String?
+    /// What the runtime knows about how this launch came about.
+    public var launchFacts: LaunchFacts
+    /// The display link. Apple platforms create a `CADisplayLink` when nil; Linux has no
+    /// display, so frames are monitored only when the app passes the clock its render loop runs
+    /// from (a ``RunLoopFrameClock``).
+    public var frameSource: (any FrameTimingSource)?
+    /// How long a main-thread stack sample may wait for the main thread to answer, in ms.
+    public var sampleTimeoutMs: Double
+    /// A launch is reported when the app marks it fully drawn, or this long after the first
+    /// frame if it never does, in ms. Default 30 s.
+    public var fullyDrawnTimeoutMs: Double
+    /// One `resource` event per this interval (the latest reading), plus every reading that
+    /// carries a CPU block, in ms. Default 60 s.
+    public var resourceReportIntervalMs: Double
+    /// The time source; tests may inject another.
+    public var clock: any VigilClock
+
+    /// A setup for `app` with every default.
+    public init(app: AppInfo, device: DeviceInfo = .current, monitoring: VigilConfiguration = VigilConfiguration(),
+                sink: (any EventSink)? = nil, serverURL: URL? = nil, ingestKey: String = "",
+                dataDirectory: URL? = nil, tags: [String: String] = [:],
+                initialPage: String? = nil, launchFacts: LaunchFacts = LaunchFacts(),
+                frameSource: (any FrameTimingSource)? = nil, sampleTimeoutMs: Double = 20,
+                fullyDrawnTimeoutMs: Double = 30_000, resourceReportIntervalMs: Double = 60_000,
+                clock: any VigilClock = SystemClock()) {
+        self.app = app
+        self.device = device
+        self.monitoring = monitoring
+        self.sink = sink
+        self.serverURL = serverURL
+        self.ingestKey = ingestKey
+        self.dataDirectory = dataDirectory ?? Self.defaultDataDirectory
+        self.tags = tags
+        self.initialPage = initialPage
+        self.launchFacts = launchFacts
+        self.frameSource = frameSource
+        self.sampleTimeoutMs = sampleTimeoutMs
+        self.fullyDrawnTimeoutMs = fullyDrawnTimeoutMs
+        self.resourceReportIntervalMs = resourceReportIntervalMs
+        self.clock = clock
+    }
+
+    /// `<caches>/vigil`, or `<tmp>/vigil` when there is no caches directory.
+    public static var defaultDataDirectory: URL {
+        let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+            ?? URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
+        return caches.appendingPathComponent("vigil", isDirectory: true)
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+@testable import Vigil
+import VigilCore
+import VigilStore
+import VigilTestSupport
+import VigilTransport
+
+/// What the wiring test's server saw.
+private final class IngestLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [[String: Any]] = []
+    private var configRequests: [[String: String]] = []
+
+    func record(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Reply {
+        if request.method == "GET", request.path == "/api/v1/config" {
+            lock.lock()
+            configRequests.append(request.headers)
+            lock.unlock()
+            return .respond(status: 304, headers: ["ETag": "\"v1\""], body: Data())
+        }
+        guard request.method == "POST", request.path == "/api/v1/events",
+              request.headers["authorization"] == "Bearer wiring-key" else {
+            return .respond(status: 401, headers: [:], body: Data())
+        }
+        var ids: [String] = []
+        var parsed: [[String: Any]] = []
+        let body = (try? Gzip.decompress(request.body, limit: 64 << 20)) ?? Data()
+        for line in body.split(separator: 0x0A) {
+            if let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+               let id = object["id"] as? String {
+                ids.append(id)
+                parsed.append(object)
+            }
+        }
+        lock.lock()
+        events += parsed
+        lock.unlock()
+        let answer = (try? JSONSerialization.data(withJSONObject: ["accepted": ids, "rejected": [Any]()])) ?? Data()
+        return .respond(status: 200, headers: ["Content-Type": "application/json"], body: answer)
+    }
+
+    var eventTypes: [String] {
+        lock.lock(); defer { lock.unlock() }
+        return events.compactMap { $0["type"] as? String }
+    }
+
+    var configHeaders: [[String: String]] {
+        lock.lock(); defer { lock.unlock() }
+        return configRequests
+    }
+}
+
+/// One suite, run serially: `Vigil` is process-wide, so two of these tests cannot run at once.
+@Suite("Vigil.start wiring: durable store, uploader and remote configuration", .serialized)
+struct DeliveryWiringTests {
+    @Test("without a sink, events go through the store to the server, under the configuration cached by the last run")
+    func deliversThroughStore() throws {
+        let log = IngestLog()
+        let server = try LoopbackHTTPServer { log.record($0) }
+        defer { server.stop() }
+        let directory = try TemporaryDirectory(prefix: "wiring")
+        // The previous run cached a document that uploads at once and switches launch off.
+        var cached = RemoteConfig(modules: [.launch: false])
+        cached.upload.initialDelaySeconds = 0
+        cached.upload.idleIntervalSeconds = 1
+        try (Data("\"v1\"\n".utf8) + cached.encoded()).write(to: directory.file("remote-config.cache"))
+
+        var monitoring = VigilConfiguration()
+        monitoring.enabledModules = [.resource, .launch]
+        monitoring.resource.sampleIntervalMs = 100
+        let setup = VigilSetup(app: AppInfo(id: "dev.vigil.wiring", version: "1", build: "1"), monitoring: monitoring,
+                               serverURL: server.baseURL, ingestKey: "wiring-key", dataDirectory: directory.url,
+                               resourceReportIntervalMs: 200)
+        #expect(Vigil.start(setup))
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let accepted = Vigil.deliveryStatistics()?.uploader?.eventsAccepted ?? 0
+            if accepted > 0, log.eventTypes.contains("resource"), !log.configHeaders.isEmpty { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let statistics = try #require(Vigil.deliveryStatistics())
+        Vigil.stop()
+        #expect(log.eventTypes.contains("resource"))
+        #expect(!log.eventTypes.contains("launch"), "the cached configuration switched launch off")
+        #expect(statistics.store.written >= 1)
+        #expect((statistics.uploader?.eventsAccepted ?? 0) >= 1)
+        #expect(log.configHeaders.first?["if-none-match"] == "\"v1\"")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("events").path)
+            .contains { $0.hasSuffix(".vgs") })
+        #expect(Vigil.deliveryStatistics() == nil)
+    }
+
+    @Test("a leftover hang marker becomes a critical fatal-hang record, fsynced before the marker is removed")
+    func leftoverMarkerIsStored() throws {
+        let directory = try TemporaryDirectory(prefix: "fatal")
+        let start = SampleEvents.time
+        let marker = HangMarker(start: start, lastSeen: SampleEvents.time(plusMilliseconds: 9000), durationMs: 9000,
+                                thresholdMs: 2000, runLoopActivity: "beforeSources", pastFatalThreshold: true,
+                                stacks: [StackCount(frames: [Address(0x1000)], count: 3)], hotStack: [Address(0x1000)],
+                                sampleCount: 3)
+        let dead = UUID()
+        let file = HangMarkerFile(directory: directory.url)
+        #expect(file.write(HangMarkerFile.Record(session: dead, marker: marker, images: [], context: EventContext())))
+
+        var monitoring = VigilConfiguration()
+        monitoring.enabledModules = [.hang]
+        #expect(Vigil.start(VigilSetup(app: AppInfo(id: "dev.vigil.fatal", version: "1", build: "1"), monitoring: monitoring,
+                                       dataDirectory: directory.url)))
+        // Start returned: the marker was turned into an event, stored and synced, then removed.
+        #expect(file.leftover() == nil)
+        let statistics = try #require(Vigil.deliveryStatistics())
+        Vigil.stop()
+        #expect(statistics.store.written >= 1)
+        #expect(statistics.store.syncs >= 1)
+
+        let store = EventStore(directory: directory.file("events"))
+        defer { store.close() }
+        let records = store.nextBatch(maxEvents: 100, maxBytes: 1 << 20)
+        let fatal = try records.map { (try EventJSON.decode($0.payload), $0.priority) }
+            .filter { if case .hang(let hang) = $0.0.payload { return hang.kind == .fatal } else { return false } }
+        #expect(fatal.count == 1)
+        #expect(fatal.first?.0.session == dead)
+        #expect(fatal.first?.1 == .critical)
+    }
+}
