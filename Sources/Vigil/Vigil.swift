@@ -43,6 +43,7 @@ public enum Vigil {
             let session = MonitoringSession(setup: setup, sink: sink)
             delivery?.start()
             session.start(at: instant)
+            NetworkMonitoring.attach(session, setup: setup)
             return session
         }
     }
@@ -51,6 +52,7 @@ public enum Vigil {
     /// are closed, a measured launch is reported. Blocks the caller until that is done. For
     /// orderly shutdown, tools and tests; an app normally never calls it.
     public static func stop() {
+        NetworkMonitoring.detach()
         SessionSlot.shared.take()?.stop()
         EventDelivery.stopCurrent()
     }

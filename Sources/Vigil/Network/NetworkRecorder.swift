@@ -17,9 +17,9 @@ public final class NetworkRecorder: @unchecked Sendable {
 
     /// The clock the adapters time requests with.
     public let clock: any VigilClock
-    private let builder: NetworkEventBuilder
-    private let output: Output
     private let lock = NSLock()
+    private var builder: NetworkEventBuilder
+    private var output: Output
     private var generator: SeededGenerator
     private var countersStorage = NetworkRecordingCounters()
     private var active = true
@@ -36,7 +36,27 @@ public final class NetworkRecorder: @unchecked Sendable {
     }
 
     /// The configuration in force (clamped).
-    public var configuration: NetworkConfiguration { builder.configuration }
+    public var configuration: NetworkConfiguration {
+        lock.lock(); defer { lock.unlock() }
+        return builder.configuration
+    }
+
+    /// Applies a new configuration and output and (re)starts recording: how the SDK points the
+    /// process-wide recorder at each new monitoring session. Requests in flight finish under
+    /// the new settings.
+    public func restart(configuration: NetworkConfiguration, output: @escaping Output) {
+        let made = NetworkEventBuilder(configuration: configuration)
+        lock.lock()
+        builder = made
+        self.output = output
+        active = true
+        lock.unlock()
+    }
+
+    private var currentBuilder: NetworkEventBuilder {
+        lock.lock(); defer { lock.unlock() }
+        return builder
+    }
 
     /// Whether requests are recorded; after ``stop()`` the adapters pass requests through
     /// untouched.
@@ -57,13 +77,13 @@ public final class NetworkRecorder: @unchecked Sendable {
     }
 
     /// Whether a request to `host` is to be left alone (not recorded, no trace context).
-    public func isExcluded(host: String) -> Bool { builder.isExcluded(host: host) }
+    public func isExcluded(host: String) -> Bool { currentBuilder.isExcluded(host: host) }
 
     /// Whether the adapter should copy request headers into observations.
-    public var recordsRequestHeaders: Bool { builder.recordsRequestHeaders }
+    public var recordsRequestHeaders: Bool { currentBuilder.recordsRequestHeaders }
 
     /// Whether the adapter should copy response headers into observations.
-    public var recordsResponseHeaders: Bool { builder.recordsResponseHeaders }
+    public var recordsResponseHeaders: Bool { currentBuilder.recordsResponseHeaders }
 
     /// The trace context of a request about to be sent to `host` whose `traceparent` header is
     /// `existing`: the app's own value when it set a valid one (`inject` false), a new trace
@@ -71,8 +91,8 @@ public final class NetworkRecorder: @unchecked Sendable {
     /// adapter adds the header), nil otherwise.
     public func traceContext(host: String, existing: String?) -> (parent: TraceParent, inject: Bool)? {
         if let existing, let parsed = TraceParent(header: existing) { return (parsed, false) }
-        guard builder.propagatesTraceContext(to: host) else { return nil }
         lock.lock()
+        guard active, builder.propagatesTraceContext(to: host) else { lock.unlock(); return nil }
         let parent = TraceParent.random(using: &generator)
         countersStorage.traceContextInjected &+= 1
         lock.unlock()
@@ -85,6 +105,7 @@ public final class NetworkRecorder: @unchecked Sendable {
         guard active else { lock.unlock(); return }
         let (decision, payload) = builder.build(observation, using: &generator)
         countersStorage.count(decision)
+        let output = self.output
         lock.unlock()
         if let payload { output(payload, observation.start) }
     }

@@ -91,7 +91,9 @@ final class ForwardedExchange {
     private func finish(error: (any Error)?) {
         guard !finished else { return }
         finished = true
-        let end = slot.recorder.clock.monotonicNow()
+        // Recorded before the app hears of the end, so an app that stops Vigil in its
+        // completion handler still gets the event.
+        record(error: error, end: slot.recorder.clock.monotonicNow())
         if let owner, let client {
             if let error {
                 client.urlProtocol(owner, didFailWithError: error)
@@ -107,7 +109,6 @@ final class ForwardedExchange {
                 client.urlProtocolDidFinishLoading(owner)
             }
         }
-        record(error: error, end: end)
         release()
     }
 

@@ -78,14 +78,16 @@ final class NativeProtocolPassthrough: NSObject, URLProtocolClient, @unchecked S
         client?.urlProtocol(sender, didLoad: data)
     }
 
+    // Recorded before the session hears of the end, so an app that stops Vigil in its
+    // completion handler still gets the event.
     func urlProtocolDidFinishLoading(_ sender: URLProtocol) {
-        client?.urlProtocolDidFinishLoading(sender)
         finish(error: nil)
+        client?.urlProtocolDidFinishLoading(sender)
     }
 
     func urlProtocol(_ sender: URLProtocol, didFailWithError error: any Error) {
-        client?.urlProtocol(sender, didFailWithError: error)
         finish(error: error)
+        client?.urlProtocol(sender, didFailWithError: error)
     }
 
     func urlProtocol(_ sender: URLProtocol, didReceive challenge: URLAuthenticationChallenge) {
