@@ -93,6 +93,7 @@ let package = Package(
             "VigilTransport", "VigilStore", "VigilCore", "VigilTestSupport",
         ]),
         .testTarget(name: "VigilLaunchTests", dependencies: ["VigilLaunch", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilBLETests", dependencies: ["VigilBLE", "VigilBLESimulation", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilNetworkTests", dependencies: ["Vigil", "VigilCore", "VigilTransport", "VigilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

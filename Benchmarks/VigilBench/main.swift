@@ -7,6 +7,7 @@ let commands: [any Command.Type] = [
     MonitoringBenchmark.self,
     StoreBenchmark.self,
     LaunchBenchmark.self,
+    BLEBenchmark.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil-bench", commands: commands))

@@ -5,6 +5,7 @@ import VigilCommandLine
 let commands: [any Command.Type] = [
     VersionCommand.self,
     LaunchCommand.self,
+    BLECommand.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil", commands: commands))

@@ -107,7 +107,10 @@ struct DeliveryWiringTests {
         monitoring.enabledModules = [.hang]
         #expect(Vigil.start(VigilSetup(app: AppInfo(id: "dev.vigil.fatal", version: "1", build: "1"), monitoring: monitoring,
                                        dataDirectory: directory.url)))
-        // Start returned: the marker was turned into an event, stored and synced, then removed.
+        // Start hands the leftover marker to the SDK's queue (no file I/O on the caller's thread);
+        // diagnostics() runs behind it on that queue, so once it returns the marker was turned
+        // into an event, stored and synced, then removed.
+        _ = try #require(Vigil.diagnostics())
         #expect(file.leftover() == nil)
         let statistics = try #require(Vigil.deliveryStatistics())
         Vigil.stop()

@@ -1,0 +1,29 @@
+/// Why a terminal command failed.
+public enum DeviceError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The link was not ready.
+    case notReady(state: String)
+    /// No response within the command's timeout.
+    case timedOut(command: String, afterMs: Double)
+    /// The link went down while the command was outstanding.
+    case linkLost(command: String)
+    /// The request could not be written.
+    case writeFailed(command: String, ConnectionError)
+    /// The terminal answered with a non-zero status.
+    case rejected(command: String, status: UInt8)
+    /// The response did not parse.
+    case malformedResponse(command: String, reason: String)
+    /// The command was cancelled (by ``DeviceAdapter/cancel(trace:completion:)`` or a disconnect).
+    case cancelled(command: String)
+
+    public var description: String {
+        switch self {
+        case .notReady(let state): return "terminal link not ready (\(state))"
+        case .timedOut(let command, let ms): return "\(command): no response in \(Int(ms)) ms"
+        case .linkLost(let command): return "\(command): link lost"
+        case .writeFailed(let command, let error): return "\(command): write failed: \(error)"
+        case .rejected(let command, let status): return "\(command): terminal status 0x\(String(status, radix: 16))"
+        case .malformedResponse(let command, let reason): return "\(command): malformed response: \(reason)"
+        case .cancelled(let command): return "\(command): cancelled"
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import VigilBLE
+import VigilBLESimulation
+import VigilCommandLine
+
+/// `vigil ble bench`: one transfer on the simulated link, measured against the theoretical
+/// streaming bound of the same radio parameters.
+enum BLECommand: Command {
+    static let name = "ble"
+    static let summary = "BLE link tools: `ble bench` measures a simulated transfer against the radio's bound"
+    static let usage = """
+        usage: vigil ble bench [--mtu 247] [--phy 2M] [--interval-ms 15] [--packets-per-event 5]
+                               [--loss 0.02] [--mode window|stopwait] [--bytes N] [--seed S] [--json]
+                               [--data-length DL] [--window W] [--central-latency-ms MS] [--peer-latency-ms MS]
+                               [--write-buffer N]
+
+        Simulates one transfer in virtual time (connect, START, chunks, ACKs, SHA-256 check at the
+        peer) and prints the goodput, the theoretical streaming bound for the parameters, their
+        ratio, the retransmissions and whether the peer's hash verified and the bytes match.
+        --loss drops that fraction of application values in both directions. --data-length
+        defaults to MTU + 4 (at most 251). With --json: one object with the keys
+        goodputBytesPerSecond, boundBytesPerSecond, ratio, retransmissions, verified.
+        Exit status 1 when the transfer failed.
+        """
+
+    private static let valued: Set<String> = [
+        "mtu", "phy", "interval-ms", "packets-per-event", "loss", "mode", "bytes", "seed", "data-length", "window",
+        "central-latency-ms", "peer-latency-ms", "write-buffer",
+    ]
+
+    static func run(_ words: [String]) throws -> Int32 {
+        guard words.first == "bench" else { throw UsageError("expected the subcommand `bench`") }
+        let arguments = try Arguments(Array(words.dropFirst()), valued: valued)
+        let unknown = arguments.unknown(allowedFlags: ["json"], allowedValues: valued)
+        guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
+        guard arguments.positional.isEmpty else { throw UsageError("unexpected argument \"\(arguments.positional[0])\"") }
+
+        let mtu: Int = try arguments.number("mtu", default: 247)
+        guard let phy = LinkParameters.PHY(name: arguments.value("phy") ?? "2M") else { throw UsageError("--phy must be 1M or 2M") }
+        let interval: Double = try arguments.number("interval-ms", default: 15)
+        let packets: Int = try arguments.number("packets-per-event", default: 5)
+        let dataLength: Int = try arguments.number("data-length", default: min(251, mtu + 4))
+        let loss: Double = try arguments.number("loss", default: 0)
+        guard (0...0.5).contains(loss) else { throw UsageError("--loss must be between 0 and 0.5") }
+        guard let mode = TransferMode(name: arguments.value("mode") ?? "window") else { throw UsageError("--mode must be window or stopwait") }
+        let bytes: Int = try arguments.number("bytes", default: 1 << 20)
+        guard bytes >= 0, bytes <= 1 << 30 else { throw UsageError("--bytes must be between 0 and 1 GiB") }
+        let seed: UInt64 = try arguments.number("seed", default: 1)
+        let window: Int = try arguments.number("window", default: 64)
+        let centralLatency: Double = try arguments.number("central-latency-ms", default: 1)
+        let peerLatency: Double = try arguments.number("peer-latency-ms", default: 1)
+        let writeBuffer: Int = try arguments.number("write-buffer", default: 10)
+
+        let link: LinkParameters
+        do {
+            link = try LinkParameters(phy: phy, dataLength: dataLength, attMTU: mtu, connectionIntervalMs: interval,
+                                      packetsPerEvent: packets).validated()
+        } catch {
+            throw UsageError(error.description)
+        }
+        let simulation = TransferSimulation(
+            parameters: SimulationParameters(link: link, centralLatencyMs: centralLatency, peripheralLatencyMs: peerLatency,
+                                             writeBufferCapacity: writeBuffer),
+            faults: LinkFaults(loss: loss),
+            transfer: TransferConfiguration(mode: mode, requestedWindow: window),
+            bytes: bytes, seed: seed)
+        let outcome = simulation.run()
+
+        if arguments.flag("json") {
+            let object: [String: Any] = [
+                "goodputBytesPerSecond": rounded(outcome.goodputBytesPerSecond, 1),
+                "boundBytesPerSecond": rounded(outcome.boundBytesPerSecond, 1),
+                "ratio": rounded(outcome.ratio, 4),
+                "retransmissions": outcome.retransmissions,
+                "verified": outcome.verified,
+            ]
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            CommandDispatcher.writeStandardOutput(String(decoding: data, as: UTF8.self) + "\n")
+        } else {
+            let bound = StreamingBound(link)
+            var text = "mode \(mode), \(bytes) bytes, \(link), loss \(percent(loss))\n"
+            text += "goodput          \(Int(outcome.goodputBytesPerSecond.rounded())) B/s\n"
+            text += "bound            \(Int(outcome.boundBytesPerSecond.rounded())) B/s "
+            text += "(\(bound.packetsPerEvent) packets/event × \(link.maxWriteValueLength) B ÷ \(bound.fragmentsPerWrite) fragments/write ÷ \(interval) ms)\n"
+            text += "ratio            \(String(format: "%.3f", outcome.ratio))\n"
+            text += "retransmissions  \(outcome.retransmissions)\n"
+            text += "verified         \(outcome.verified ? "yes (SHA-256 checked by the peer, bytes compared)" : "no")\n"
+            text += "virtual time     \(String(format: "%.3f", outcome.virtualSeconds)) s (simulated in \(String(format: "%.3f", outcome.realSeconds)) s)\n"
+            let stats = outcome.statistics
+            text += "radio            \(stats.connectionEvents) connection events, \(stats.linkPacketsFromCentral) packets out, "
+            text += "\(stats.linkPacketsFromPeripheral) packets in, \(stats.valuesLost) values lost, "
+            text += "\(stats.writeCommandsIntoFullBuffer) writes into a full buffer\n"
+            CommandDispatcher.writeStandardOutput(text)
+        }
+        if case .failure(let error)? = outcome.result {
+            CommandDispatcher.writeStandardError("vigil ble bench: transfer failed: \(error)")
+            return 1
+        }
+        return outcome.verified ? 0 : 1
+    }
+
+    private static func rounded(_ value: Double, _ places: Int) -> Double {
+        let scale = pow(10, Double(places))
+        return (value * scale).rounded() / scale
+    }
+
+    private static func percent(_ fraction: Double) -> String { String(format: "%.1f%%", fraction * 100) }
+}
