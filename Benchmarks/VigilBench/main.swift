@@ -8,6 +8,7 @@ let commands: [any Command.Type] = [
     StoreBenchmark.self,
     LaunchBenchmark.self,
     BLEBenchmark.self,
+    NetworkBenchmark.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil-bench", commands: commands))

@@ -99,6 +99,12 @@ public final class NetworkRecorder: @unchecked Sendable {
         return (parent, true)
     }
 
+    /// Whether a request to `host` without a `traceparent` of its own gets one.
+    public func propagatesTraceContext(to host: String) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        return active && builder.propagatesTraceContext(to: host)
+    }
+
     /// Records one finished request: decides, counts, and hands a kept one to the output.
     public func record(_ observation: NetworkObservation) {
         lock.lock()

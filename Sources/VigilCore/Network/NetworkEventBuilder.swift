@@ -69,10 +69,16 @@ public struct NetworkEventBuilder: Sendable {
     /// Uppercase ASCII token, at most 32 bytes; anything else becomes `OTHER` (as OpenTelemetry's
     /// `http.request.method` convention does), so a hostile method cannot explode cardinality.
     static func normalizedMethod(_ method: String) -> String {
-        let upper = method.uppercased()
-        guard !upper.isEmpty, upper.utf8.count <= 32,
-              upper.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
-        else { return "OTHER" }
-        return upper
+        let bytes = method.utf8
+        guard !bytes.isEmpty, bytes.count <= 32 else { return "OTHER" }
+        var lowercase = false
+        for byte in bytes {
+            switch byte {
+            case 0x41...0x5A, UInt8(ascii: "-"), UInt8(ascii: "_"): break
+            case 0x61...0x7A: lowercase = true
+            default: return "OTHER"
+            }
+        }
+        return lowercase ? String(decoding: bytes.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 32 : $0 }, as: UTF8.self) : method
     }
 }

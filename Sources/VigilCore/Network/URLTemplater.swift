@@ -28,49 +28,105 @@ public struct URLTemplater: Sendable {
 
     /// The template of already split URL parts.
     public func template(_ parts: URLParts) -> String {
-        var result = parts.origin
-        result += pathTemplate(host: parts.host, path: parts.path)
+        var out: [UInt8] = []
+        out.reserveCapacity(parts.scheme.utf8.count + parts.host.utf8.count + parts.path.utf8.count + 16)
+        if !parts.scheme.isEmpty {
+            out.append(contentsOf: parts.scheme.utf8)
+            out.append(contentsOf: "://".utf8)
+        }
+        out.append(contentsOf: parts.host.utf8)
+        if let port = parts.port {
+            out.append(UInt8(ascii: ":"))
+            out.append(contentsOf: String(port).utf8)
+        }
+        appendPathTemplate(host: parts.host, path: parts.path, to: &out)
         if let query = parts.query, !query.isEmpty, rules.query != .drop {
-            result += "?" + queryTemplate(query)
+            out.append(UInt8(ascii: "?"))
+            out.append(contentsOf: queryTemplate(query).utf8)
         }
         if rules.keepFragment, let fragment = parts.fragment, !fragment.isEmpty {
-            result += "#" + fragment
+            out.append(UInt8(ascii: "#"))
+            out.append(contentsOf: fragment.utf8)
         }
-        return result
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The template of a path alone (`/users/42` → `/users/:id`), for a URL on `host`.
     public func pathTemplate(host: String = "", path: Substring) -> String {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var out: [UInt8] = []
+        out.reserveCapacity(path.utf8.count + 8)
+        appendPathTemplate(host: host, path: path, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func appendPathTemplate(host: String, path: Substring, to out: inout [UInt8]) {
+        let segments = Self.segments(of: path)
         if !routes.isEmpty {
             for route in routes where route.matches(host: host, pathSegments: segments) {
-                return route.path
+                out.append(contentsOf: route.path.utf8)
+                return
             }
         }
-        if segments.isEmpty { return "/" }
-        var result = ""
+        if segments.isEmpty {
+            out.append(UInt8(ascii: "/"))
+            return
+        }
         for (index, segment) in segments.enumerated() {
             if index == rules.maximumSegments {
-                result += "/…"
-                break
+                out.append(contentsOf: "/…".utf8)
+                return
             }
-            result += "/"
-            result += fold(segment)
+            out.append(UInt8(ascii: "/"))
+            appendFolded(segment, to: &out)
         }
-        if path.hasSuffix("/"), segments.count <= rules.maximumSegments { result += "/" }
+        if path.utf8.last == UInt8(ascii: "/") { out.append(UInt8(ascii: "/")) }
+    }
+
+    /// The non-empty `/`-separated segments of `path`, found on its UTF-8 bytes.
+    static func segments(of path: Substring) -> [Substring] {
+        var result: [Substring] = []
+        let bytes = path.utf8
+        var start = bytes.startIndex
+        var index = start
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "/") {
+                if start < index { result.append(path[start..<index]) }
+                start = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        if start < bytes.endIndex { result.append(path[start..<bytes.endIndex]) }
         return result
     }
 
     /// `segment` or the placeholder when it is an id; a trailing file extension is kept.
     public func fold(_ segment: Substring) -> String {
-        if rules.keptSegments.contains(String(segment)) { return String(segment) }
-        if isIdentifier(segment) { return rules.placeholder }
-        if let dot = segment.lastIndex(of: "."), dot != segment.startIndex {
-            let stem = segment[..<dot]
-            let ext = segment[segment.index(after: dot)...]
-            if Self.isExtension(ext), isIdentifier(stem) { return rules.placeholder + "." + ext }
+        var out: [UInt8] = []
+        appendFolded(segment, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func appendFolded(_ segment: Substring, to out: inout [UInt8]) {
+        if !rules.keptSegments.isEmpty, rules.keptSegments.contains(String(segment)) {
+            out.append(contentsOf: segment.utf8)
+            return
         }
-        return String(segment)
+        if isIdentifier(segment) {
+            out.append(contentsOf: rules.placeholder.utf8)
+            return
+        }
+        let bytes = segment.utf8
+        if let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot != bytes.startIndex {
+            let stem = segment[..<dot]
+            let ext = segment[bytes.index(after: dot)...]
+            if Self.isExtension(ext), isIdentifier(stem) {
+                out.append(contentsOf: rules.placeholder.utf8)
+                out.append(UInt8(ascii: "."))
+                out.append(contentsOf: ext.utf8)
+                return
+            }
+        }
+        out.append(contentsOf: bytes)
     }
 
     /// Whether `segment` is an id under the enabled ``SegmentFolding`` kinds.

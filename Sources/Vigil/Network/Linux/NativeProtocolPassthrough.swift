@@ -3,21 +3,27 @@ import Foundation
 import FoundationNetworking
 import VigilCore
 
-/// Runs an upload or download task with FoundationNetworking's own protocol (the only code
-/// that can read a body or file kept inside the task) and watches what it tells the session.
+/// Runs a task with FoundationNetworking's own protocol and watches what it tells the session:
+/// the recorder's normal path (no request is sent twice, nothing in the app's session changes).
 ///
 /// The native protocol is created for the app's task with this object as its client; every
 /// message is passed on unchanged to the client the session gave the recorder, with the native
 /// protocol as sender, so the session finds the response data and the downloaded file exactly
-/// where it would without Vigil. No `traceparent` can be added on this path (the native
-/// protocol sends the task's own request).
+/// where it would without Vigil. What the client hears decides what is measured: the response
+/// reaches the client as it arrives only for delegate-based tasks (so time to first byte is
+/// known only for them), and the body only for completion handlers and `async` calls (a data
+/// delegate gets it directly; the response's Content-Length then stands in for the byte
+/// count). No `traceparent` can be added here: the native protocol sends the task's original
+/// request.
 final class NativeProtocolPassthrough: NSObject, URLProtocolClient, @unchecked Sendable {
     private let lock = NSLock()
     private let slot: RecorderSlot
     private let request: URLRequest
     private weak var task: URLSessionTask?
     private var client: (any URLProtocolClient)?
-    private var native: URLProtocol?
+    /// Weak: the recorder's protocol owns the native one, which owns this object as its client;
+    /// a strong reference back would keep the three (and the task) alive forever.
+    private weak var native: URLProtocol?
     private var startInstant = MonotonicInstant(nanoseconds: 0)
     private var start = Date()
     private var responseInstant: MonotonicInstant?
@@ -25,13 +31,22 @@ final class NativeProtocolPassthrough: NSObject, URLProtocolClient, @unchecked S
     private var bytesReceived: Int64 = 0
     private var finished = false
 
-    init(owner: RecordingURLProtocol, task: URLSessionTask, nativeClass: URLProtocol.Type, slot: RecorderSlot) {
+    /// An observer for `owner`'s task; ``makeNative(_:)`` creates the protocol it watches.
+    init(owner: RecordingURLProtocol, task: URLSessionTask, slot: RecorderSlot) {
         self.slot = slot
         self.task = task
         request = owner.request
         client = owner.client
         super.init()
-        native = nativeClass.init(task: task, cachedResponse: owner.cachedResponse, client: self)
+    }
+
+    /// Creates the native protocol for the task with this observer as its client; the caller
+    /// keeps it.
+    func makeNative(_ nativeClass: URLProtocol.Type, cachedResponse: CachedURLResponse?) -> URLProtocol? {
+        guard let task else { return nil }
+        let made = nativeClass.init(task: task, cachedResponse: cachedResponse, client: self)
+        native = made
+        return made
     }
 
     /// Starts (or, after a suspension, resumes) the native protocol.

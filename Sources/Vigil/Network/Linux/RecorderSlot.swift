@@ -14,9 +14,10 @@ final class RecorderSlot: @unchecked Sendable {
     let recorder: NetworkRecorder
     /// Serial queue of the slot's exchanges and forwarding-session callbacks.
     let queue: DispatchQueue
-    /// The app's protocol classes as they were before instrumentation: the fallback for tasks
-    /// whose body lives inside the task (upload and download tasks).
-    let originalProtocolClasses: [AnyClass]
+    /// The protocol classes that run tasks on the native path: the app's list as it was before
+    /// instrumentation, then FoundationNetworking's defaults (worked out once: making a
+    /// configuration to read them costs more than a loopback request).
+    private let nativeCandidates: [URLProtocol.Type]
     private let configuration: URLSessionConfiguration
     private let delegate: ForwardingSessionDelegate
     private let sessionLock = NSLock()
@@ -28,7 +29,8 @@ final class RecorderSlot: @unchecked Sendable {
         self.configuration = configuration
         queue = DispatchQueue(label: "vigil.network.slot\(index)")
         delegate = ForwardingSessionDelegate()
-        originalProtocolClasses = configuration.protocolClasses ?? []
+        let classes = (configuration.protocolClasses ?? []) + (URLSessionConfiguration.ephemeral.protocolClasses ?? [])
+        nativeCandidates = classes.compactMap { $0 as? URLProtocol.Type }.filter { !($0 is RecordingURLProtocol.Type) }
     }
 
     /// Whether the slot's protocol takes `request`: recording is on, the scheme is HTTP(S) and
@@ -69,12 +71,7 @@ final class RecorderSlot: @unchecked Sendable {
     /// A protocol class of the app's original list that takes `request` (FoundationNetworking's
     /// own HTTP protocol, normally).
     func nativeProtocolClass(for request: URLRequest) -> URLProtocol.Type? {
-        let candidates = originalProtocolClasses + (URLSessionConfiguration.ephemeral.protocolClasses ?? [])
-        for candidate in candidates {
-            guard let type = candidate as? URLProtocol.Type, !(type is RecordingURLProtocol.Type) else { continue }
-            if type.canInit(with: request) { return type }
-        }
-        return nil
+        nativeCandidates.first { $0.canInit(with: request) }
     }
 }
 #endif

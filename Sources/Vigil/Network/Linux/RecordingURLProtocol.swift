@@ -6,11 +6,17 @@ import VigilCore
 /// The `URLProtocol` that records the requests of an instrumented configuration on Linux
 /// (FoundationNetworking delivers no task metrics).
 ///
-/// Data tasks are sent again through the slot's forwarding session (a copy of the app's
-/// configuration) so that the recorder sees the response's arrival and every byte, and can add
-/// a `traceparent`; upload and download tasks, whose bodies FoundationNetworking keeps inside
-/// the task, are handed to FoundationNetworking's own HTTP protocol with an observing client.
-/// Either way the app's session gets the same response, body and error it would have got.
+/// Two paths, chosen per request:
+/// - normally, FoundationNetworking's own HTTP protocol runs the task with an observing client
+///   (``NativeProtocolPassthrough``): the app's session behaves exactly as without Vigil
+///   (streaming, redirects through its delegate, authentication, uploads, downloads), and the
+///   recorder sees the response (for delegate-based tasks as it arrives), the body delivered to
+///   completion handlers, the error and the end;
+/// - when a `traceparent` must be added (the host is listed in
+///   ``NetworkConfiguration/traceContextHosts``), the request is sent again through the slot's
+///   forwarding session (``ForwardedExchange``), because the native protocol always sends the
+///   task's original request. That path also sees the first byte and every body byte, but
+///   relays the body in one piece at the end and follows redirects without the app's delegate.
 ///
 /// Each slot has a subclass (``RecordingURLProtocolSlot``); this class is never registered.
 class RecordingURLProtocol: URLProtocol {
@@ -31,16 +37,21 @@ class RecordingURLProtocol: URLProtocol {
     private var exchange: ForwardedExchange?
     /// The native protocol path of upload and download tasks; touched on the task's queue.
     private var passthrough: NativeProtocolPassthrough?
+    /// The native protocol the passthrough watches, owned here (it owns the passthrough).
+    private var native: URLProtocol?
 
     override func startLoading() {
         guard let slot = RecorderSlots.slot(Self.slotIndex) else { return }
         let instant = slot.recorder.clock.monotonicNow()
         let start = slot.recorder.clock.wallNow()
-        if let task, task is URLSessionUploadTask || task is URLSessionDownloadTask {
-            if passthrough == nil, let native = slot.nativeProtocolClass(for: request) {
-                passthrough = NativeProtocolPassthrough(owner: self, task: task, nativeClass: native, slot: slot)
-            }
-            passthrough?.start(at: instant, wall: start)
+        if passthrough == nil, let task, !needsForwarding(task, slot: slot),
+           let nativeClass = slot.nativeProtocolClass(for: request) {
+            let observer = NativeProtocolPassthrough(owner: self, task: task, slot: slot)
+            native = observer.makeNative(nativeClass, cachedResponse: cachedResponse)
+            if native != nil { passthrough = observer }
+        }
+        if let passthrough {
+            passthrough.start(at: instant, wall: start)
             return
         }
         let request = self.request
@@ -54,6 +65,15 @@ class RecordingURLProtocol: URLProtocol {
             owner.exchange = exchange
             exchange.begin()
         }
+    }
+
+    /// Whether `task` must be sent again to carry a `traceparent`: a data task (upload and
+    /// download bodies live inside the task, so those always take the native path) to a listed
+    /// host, without a `traceparent` of the app's own.
+    private func needsForwarding(_ task: URLSessionTask, slot: RecorderSlot) -> Bool {
+        guard !(task is URLSessionUploadTask), !(task is URLSessionDownloadTask) else { return false }
+        guard request.value(forHTTPHeaderField: TraceParent.headerName) == nil else { return false }
+        return slot.recorder.propagatesTraceContext(to: request.url?.host?.lowercased() ?? "")
     }
 
     override func stopLoading() {
