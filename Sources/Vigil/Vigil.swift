@@ -40,7 +40,7 @@ public enum Vigil {
                 sink = made.sink
                 delivery = made
             }
-            let session = MonitoringSession(setup: setup, sink: sink)
+            let session = MonitoringSession(setup: setup, sink: OpenTelemetryExport.attach(to: sink, setup: setup))
             delivery?.start()
             session.start(at: instant)
             NetworkMonitoring.attach(session, setup: setup)
@@ -55,6 +55,7 @@ public enum Vigil {
         NetworkMonitoring.detach()
         SessionSlot.shared.take()?.stop()
         EventDelivery.stopCurrent()
+        OpenTelemetryExport.detach()
     }
 
     /// Whether the SDK is running.

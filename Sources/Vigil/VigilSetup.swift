@@ -1,6 +1,7 @@
 import Foundation
 import VigilCore
 import VigilRuntime
+import VigilTransport
 
 /// Everything `Vigil.start(_:)` needs: who the app is, where events go, and how the detectors
 /// are tuned.
@@ -45,6 +46,9 @@ public struct VigilSetup: Sendable {
     public var resourceReportIntervalMs: Double
     /// The time source; tests may inject another.
     public var clock: any VigilClock
+    /// An OpenTelemetry receiver (a collector, a hosted backend) that every event is also sent
+    /// to as OTLP/HTTP JSON, besides ``sink`` or the durable store. Default nil: none.
+    public var openTelemetry: OTLPExporterConfiguration? = nil
 
     /// A setup for `app` with every default.
     public init(app: AppInfo, device: DeviceInfo = .current, monitoring: VigilConfiguration = VigilConfiguration(),

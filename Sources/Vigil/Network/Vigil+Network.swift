@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import VigilCore
+import VigilTransport
 
 extension Vigil {
     #if canImport(FoundationNetworking)
@@ -19,6 +20,12 @@ extension Vigil {
         NetworkMonitoring.recorder.instrument(configuration)
     }
     #endif
+
+    /// What the OpenTelemetry exporter (``VigilSetup/openTelemetry``) sent and dropped; nil when
+    /// none runs.
+    public static var openTelemetryStatistics: OTLPExporterStatistics? {
+        OpenTelemetryExport.statistics
+    }
 
     /// What network recording saw, kept and dropped since the process started.
     public static var networkCounters: NetworkRecordingCounters {
