@@ -29,6 +29,10 @@ enum NetworkMonitoring {
         recorder.restart(configuration: configuration) { [weak session] payload, start in
             session?.recordNetwork(payload, start: start)
         }
+        #if canImport(Darwin) && !canImport(FoundationNetworking)
+        // Apple platforms record every session from here on (opt out per session or host).
+        DarwinNetworkMonitor.shared.install(recorder: recorder)
+        #endif
     }
 
     /// Stops recording (the session ended).

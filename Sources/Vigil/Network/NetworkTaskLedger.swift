@@ -23,6 +23,8 @@ public struct NetworkTaskLedger<Key: Hashable> {
         public var completed = false
         /// Whether the task's metrics arrived.
         public var hasMetrics = false
+        /// When the completion was seen, while the metrics are still awaited.
+        var completedAt: MonotonicInstant?
         /// Insertion order, for eviction.
         var order: UInt64
     }
@@ -77,8 +79,23 @@ public struct NetworkTaskLedger<Key: Hashable> {
             entry.observation.marks.end = max(0, instant.milliseconds(since: entry.startInstant))
         }
         entry.completed = true
+        entry.completedAt = instant
         if !waitForMetrics { entry.hasMetrics = true }
         return settle(key, entry)
+    }
+
+    /// Finishes, without metrics, every completed request whose metrics have not come within
+    /// `maximumWaitMs` of its completion (metrics and completion arrive on different queues,
+    /// and a task whose delegate is not Vigil's may never deliver any).
+    public mutating func expire(at instant: MonotonicInstant, maximumWaitMs: Double) -> [NetworkObservation] {
+        var finished: [NetworkObservation] = []
+        for (key, entry) in entries {
+            guard entry.completed, !entry.hasMetrics, let completedAt = entry.completedAt,
+                  instant.milliseconds(since: completedAt) >= maximumWaitMs else { continue }
+            entries.removeValue(forKey: key)
+            finished.append(entry.observation)
+        }
+        return finished.sorted { $0.start < $1.start }
     }
 
     /// Forgets `key` (an excluded session, a cancelled hook) without an observation.
