@@ -24,6 +24,10 @@ let package = Package(
         .executableTarget(name: "FuzzRemoteConfig", dependencies: ["CFuzzDriver", .product(name: "VigilCore", package: "Vigil")]),
         // gzip bodies (VigilTransport's bounded inflate).
         .executableTarget(name: "FuzzGzip", dependencies: ["CFuzzDriver", .product(name: "VigilTransport", package: "Vigil")]),
+        // OTLP/JSON traces requests as the server's /v1/traces imports them (VigilCore's OTLP codec).
+        .executableTarget(name: "FuzzOTLPTraces", dependencies: ["CFuzzDriver", .product(name: "VigilCore", package: "Vigil")]),
+        // Request URLs (templating) and traceparent headers (VigilCore's network logic).
+        .executableTarget(name: "FuzzRequestURL", dependencies: ["CFuzzDriver", .product(name: "VigilCore", package: "Vigil")]),
     ],
     swiftLanguageModes: [.v6]
 )
