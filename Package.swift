@@ -92,6 +92,9 @@ let package = Package(
         .testTarget(name: "VigilTransportTests", dependencies: [
             "VigilTransport", "VigilStore", "VigilCore", "VigilTestSupport",
         ]),
+        .testTarget(name: "VigilCrashTests", dependencies: [
+            "Vigil", "VigilRuntime", "CVigilRuntime", "VigilCore", "VigilStore", "VigilTestSupport", "CZlib",
+        ]),
         .testTarget(name: "VigilLaunchTests", dependencies: ["VigilLaunch", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilBLETests", dependencies: ["VigilBLE", "VigilBLESimulation", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilNetworkTests", dependencies: ["Vigil", "VigilCore", "VigilTransport", "VigilTestSupport"]),

@@ -24,6 +24,8 @@ let package = Package(
         .executableTarget(name: "FuzzRemoteConfig", dependencies: ["CFuzzDriver", .product(name: "VigilCore", package: "Vigil")]),
         // gzip bodies (VigilTransport's bounded inflate).
         .executableTarget(name: "FuzzGzip", dependencies: ["CFuzzDriver", .product(name: "VigilTransport", package: "Vigil")]),
+        // Raw crash reports as the next launch reads them (VigilRuntime, inside the Vigil product).
+        .executableTarget(name: "FuzzRawCrashReport", dependencies: ["CFuzzDriver", .product(name: "Vigil", package: "Vigil")]),
         // OTLP/JSON traces requests as the server's /v1/traces imports them (VigilCore's OTLP codec).
         .executableTarget(name: "FuzzOTLPTraces", dependencies: ["CFuzzDriver", .product(name: "VigilCore", package: "Vigil")]),
         // Request URLs (templating) and traceparent headers (VigilCore's network logic).

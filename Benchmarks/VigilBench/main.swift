@@ -8,6 +8,7 @@ let commands: [any Command.Type] = [
     StoreBenchmark.self,
     LaunchBenchmark.self,
     BLEBenchmark.self,
+    CrashBenchmark.self,
     NetworkBenchmark.self,
 ]
 
