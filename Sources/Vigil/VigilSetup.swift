@@ -46,14 +46,11 @@ public struct VigilSetup: Sendable {
     public var resourceReportIntervalMs: Double
     /// The time source; tests may inject another.
     public var clock: any VigilClock
-<<<<<<< HEAD
+    /// Crash capture settings (the kill switch is the `crash` module of ``monitoring``).
+    public var crash = CrashCaptureOptions()
     /// An OpenTelemetry receiver (a collector, a hosted backend) that every event is also sent
     /// to as OTLP/HTTP JSON, besides ``sink`` or the durable store. Default nil: none.
     public var openTelemetry: OTLPExporterConfiguration? = nil
-=======
-    /// Crash capture settings (the kill switch is the `crash` module of ``monitoring``).
-    public var crash = CrashCaptureOptions()
->>>>>>> main
 
     /// A setup for `app` with every default.
     public init(app: AppInfo, device: DeviceInfo = .current, monitoring: VigilConfiguration = VigilConfiguration(),
