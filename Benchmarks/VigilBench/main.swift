@@ -7,6 +7,8 @@ let commands: [any Command.Type] = [
     MonitoringBenchmark.self,
     StoreBenchmark.self,
     LaunchBenchmark.self,
+    ReportsBenchmark.self,
+    ServerBenchmark.self,
     BLEBenchmark.self,
     CrashBenchmark.self,
     NetworkBenchmark.self,
