@@ -2,11 +2,11 @@ import Foundation
 
 /// OTLP/JSON documents written for these tests from the OTLP specification's description of
 /// the JSON encoding (lowerCamelCase fields, hex ids, integer enums, 64-bit integers as strings).
-enum OTLPDocuments {
+public enum OTLPDocuments {
     /// A traces request shaped like the OpenTelemetry proto repository's `trace.json` example:
     /// one resource, one scope with attributes, a server span with uppercase hex ids, an
     /// attribute of each scalar kind, a span event and a link, and a client child span.
-    static let traceExample = """
+    public static let traceExample = """
     {
       "resourceSpans": [
         {
