@@ -3,6 +3,7 @@ import Testing
 import VigilCore
 import VigilTestSupport
 import VigilTransport
+@testable import Vigil
 
 /// What an OTLP receiver on loopback was sent.
 final class OTLPReceiverLog: @unchecked Sendable {
@@ -144,5 +145,33 @@ struct OTLPExporterTests {
         exporter.stop()
         exporter.emit(SampleEvents.make(.log, index: 9))
         #expect(exporter.statistics.droppedQueueFull == 3)
+    }
+}
+
+/// `VigilSetup.openTelemetry`: the SDK's sink is joined by an exporter, flushed when Vigil stops.
+@Suite("OpenTelemetry export wiring")
+struct OpenTelemetryExportWiringTests {
+    final class Collected: EventSink, @unchecked Sendable {
+        private let lock = NSLock()
+        private var events: [Event] = []
+        func emit(_ event: Event) { lock.lock(); events.append(event); lock.unlock() }
+        var count: Int { lock.lock(); defer { lock.unlock() }; return events.count }
+    }
+
+    @Test("with a receiver configured, events reach both the sink and the collector; stopping flushes")
+    func attachAndDetach() throws {
+        let log = OTLPReceiverLog()
+        let server = try LoopbackHTTPServer { log.handle($0) }
+        defer { server.stop() }
+        var setup = VigilSetup(app: SampleEvents.app)
+        let plain = Collected()
+        #expect(OpenTelemetryExport.attach(to: plain, setup: setup) is Collected, "no receiver, no exporter")
+        setup.openTelemetry = OTLPExporterConfiguration(endpoint: server.baseURL, flushIntervalSeconds: 60)
+        let sink = OpenTelemetryExport.attach(to: plain, setup: setup)
+        for event in SampleEvents.oneOfEach() { sink.emit(event) }
+        #expect(plain.count == EventType.allCases.count)
+        OpenTelemetryExport.detach()
+        #expect(log.all.map(\.path).sorted() == ["/v1/logs", "/v1/traces"])
+        #expect(OpenTelemetryExport.statistics == nil)
     }
 }
