@@ -30,6 +30,18 @@ let package = Package(
         .executableTarget(name: "FuzzOTLPTraces", dependencies: ["CFuzzDriver", .product(name: "VigilCore", package: "Vigil")]),
         // Request URLs (templating) and traceparent headers (VigilCore's network logic).
         .executableTarget(name: "FuzzRequestURL", dependencies: ["CFuzzDriver", .product(name: "VigilCore", package: "Vigil")]),
+        // Ingest bodies as POST /api/v1/events reads them (VigilServer's event batch decoder).
+        .executableTarget(name: "FuzzEventBatch", dependencies: ["CFuzzDriver",
+            .product(name: "VigilServer", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
+        ]),
+        // Crash reports in every format, then classification, fingerprints and every writer (VigilReports).
+        .target(name: "ReportFuzzing", dependencies: [.product(name: "VigilReports", package: "Vigil")], path: "Support/ReportFuzzing"),
+        .executableTarget(name: "FuzzReportIPS", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        .executableTarget(name: "FuzzReportAppleText", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        .executableTarget(name: "FuzzReportMetricKit", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        .executableTarget(name: "FuzzReportVigilEvent", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        // Symbol uploads: zip, tar, tar.gz and bare object files (VigilServer's archive readers).
+        .executableTarget(name: "FuzzSymbolArchive", dependencies: ["CFuzzDriver", .product(name: "VigilServer", package: "Vigil")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -48,7 +48,6 @@ enum DemoCommand: Command {
         let token = arguments.value("admin-token") ?? SecretToken.generate(prefix: "va_")
         options.adminToken = token
         options.defaultProject = "demo"
-        options.demoEndpoints = true
         let exitAfter: Double? = try arguments.value("exit-after").map { text in
             guard let seconds = Double(text), seconds >= 0 else { throw UsageError("--exit-after: not a number of seconds") }
             return seconds

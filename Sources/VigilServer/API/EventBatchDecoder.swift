@@ -16,8 +16,11 @@ public enum EventBatchDecoder {
         public var sentID: String
         /// `payload`, `tags`, `images` and `context` as their JSON text in the body.
         public var rawPayload: String?
+        /// `tags` as sent, when present.
         public var rawTags: String?
+        /// `images` as sent, when present.
         public var rawImages: String?
+        /// `context` as sent, when present.
         public var rawContext: String?
     }
 

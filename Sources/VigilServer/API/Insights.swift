@@ -3,21 +3,33 @@ import VigilCore
 
 /// Hang ranking row: one page's hangs.
 public struct HangPageStat: Sendable, Hashable, Codable {
+    /// The page (screen) it belongs to.
     public var page: String
+    /// Hangs counted.
     public var hangs: Int64
+    /// Total hang time, in milliseconds.
     public var totalMs: Double
+    /// Median, in milliseconds.
     public var p50Ms: Double?
+    /// 95th percentile, in milliseconds.
     public var p95Ms: Double?
 }
 
 /// Frame health of one page.
 public struct FramePageStat: Sendable, Hashable, Codable {
+    /// The page (screen) it belongs to.
     public var page: String
+    /// Frame windows counted.
     public var windows: Int64
+    /// Frames rendered (or the resolved stack, innermost first).
     public var frames: Int64
+    /// Frames dropped.
     public var dropped: Int64
+    /// Gaps that dropped 3 frames or more.
     public var slow: Int64
+    /// Gaps that dropped 7 frames or more.
     public var severe: Int64
+    /// Frozen frames (gaps of 700 ms or more).
     public var frozen: Int64
     /// Slow gaps per rendered frame.
     public var slowRatio: Double
@@ -27,11 +39,17 @@ public struct FramePageStat: Sendable, Hashable, Codable {
 
 /// Mean phase durations of a request template, in milliseconds (over requests that had the phase).
 public struct NetworkPhases: Sendable, Hashable, Codable {
+    /// Name resolution, in milliseconds.
     public var dns: Double?
+    /// TCP connect, in milliseconds.
     public var connect: Double?
+    /// TLS handshake, in milliseconds.
     public var tls: Double?
+    /// Sending the request, in milliseconds.
     public var request: Double?
+    /// Request sent to first response byte, in milliseconds.
     public var ttfb: Double?
+    /// First to last response byte, in milliseconds.
     public var response: Double?
 }
 
@@ -39,23 +57,37 @@ public struct NetworkPhases: Sendable, Hashable, Codable {
 public struct NetworkTemplateStat: Sendable, Hashable, Codable {
     /// `METHOD urlTemplate`.
     public var template: String
+    /// Requests counted.
     public var requests: Int64
+    /// Requests that failed (transport error or 5xx).
     public var errors: Int64
+    /// Mean total duration, in milliseconds.
     public var meanMs: Double
+    /// Median, in milliseconds.
     public var p50Ms: Double?
+    /// 95th percentile, in milliseconds.
     public var p95Ms: Double?
+    /// 99th percentile, in milliseconds.
     public var p99Ms: Double?
+    /// Mean duration of each phase.
     public var phases: NetworkPhases
 }
 
 /// Launch times of one version and launch kind.
 public struct LaunchStat: Sendable, Hashable, Codable {
+    /// App version.
     public var version: String
+    /// What it is (`crash`/`hang`, or a launch kind).
     public var kind: String
+    /// Launches counted.
     public var launches: Int64
+    /// Median time to initial display, in milliseconds.
     public var ttidP50Ms: Double?
+    /// 90th percentile of time to initial display, in milliseconds.
     public var ttidP90Ms: Double?
+    /// Median time to full display, in milliseconds.
     public var ttfdP50Ms: Double?
+    /// 90th percentile of time to full display, in milliseconds.
     public var ttfdP90Ms: Double?
 }
 
@@ -63,8 +95,11 @@ public struct LaunchStat: Sendable, Hashable, Codable {
 public struct LaunchTrendPoint: Sendable, Hashable, Codable {
     /// `YYYY-MM-DD`.
     public var day: String
+    /// App version.
     public var version: String
+    /// Median time to initial display, in milliseconds.
     public var ttidP50Ms: Double?
+    /// Launches counted.
     public var launches: Int64
 }
 
@@ -76,7 +111,9 @@ public struct ComparisonRow: Sendable, Hashable, Codable {
     public var dimension: String
     /// What is compared, e.g. `p95 ms`, `per launch`.
     public var measure: String
+    /// The value in the base version, when it has one.
     public var base: Double?
+    /// The value in the target version, when it has one.
     public var target: Double?
     /// Relative change (target / base - 1), nil when either side is missing or base is 0.
     public var change: Double?
@@ -90,9 +127,13 @@ public struct Overview: Sendable, Hashable, Codable {
     public var eventsByType: [String: Int64]
     /// Events per day (`YYYY-MM-DD`), all types.
     public var eventsByDay: [String: Int64]
+    /// Crash issues of the project.
     public var crashIssues: Int
+    /// Hang issues of the project.
     public var hangIssues: Int
+    /// Events stored and not yet processed.
     public var pending: Int
+    /// App versions, newest first.
     public var versions: [String]
 }
 

@@ -5,17 +5,29 @@ import VigilCore
 ///
 /// Threading: immutable after start; every member is safe to share.
 public final class ServerContext: Sendable {
+    /// What the server was started with.
     public let options: ServerOptions
+    /// The database.
     public let store: ServerStore
+    /// Ingest keys, the admin token and sessions.
     public let authenticator: Authenticator
+    /// Per-key request budget.
     public let rateLimiter: RateLimiter
+    /// Turns event bodies into rows.
     public let ingestor: EventIngestor
+    /// The processing workers.
     public let processor: EventProcessor
+    /// Opened SymCaches shared by the workers.
     public let symbolTables: SymbolTableCache
+    /// Counters for `/metrics`.
     public let metrics: ServerMetrics
+    /// Aggregate views over the roll-ups.
     public let insights: Insights
+    /// Builds and opens SymCaches, when plugged in.
     public let symbolication: (any SymbolicationEngine)?
+    /// Reads crash-report files, when plugged in.
     public let reportImporter: (any CrashReportImporter)?
+    /// Wall and monotonic time.
     public let clock: any VigilClock
 
     init(options: ServerOptions, store: ServerStore, authenticator: Authenticator, rateLimiter: RateLimiter,

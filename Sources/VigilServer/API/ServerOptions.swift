@@ -28,8 +28,6 @@ public struct ServerOptions: Sendable {
     public var spoolDirectory: String
     /// The project created at first start and used when a request names none.
     public var defaultProject = "default"
-    /// Serve `/demo/api/…`, the slow and failing endpoint the demo app calls.
-    public var demoEndpoints = false
     /// Which decoder reads event bodies (the Foundation one only for comparisons).
     public var decoder: EventIngestor.Decoder = .tape
 

@@ -5,10 +5,14 @@ import Foundation
 public enum SVGChart {
     /// One bar: a label, a value and an optional caption drawn after the bar.
     public struct Bar {
+        /// Text drawn before the bar.
         public var label: String
+        /// The bar's length in data units.
         public var value: Double
+        /// Text drawn after the bar.
         public var caption: String
 
+        /// Creates a bar.
         public init(label: String, value: Double, caption: String) {
             self.label = label
             self.value = value
@@ -18,9 +22,12 @@ public enum SVGChart {
 
     /// One stacked bar: a label and its segments (name, value) in drawing order.
     public struct Stack {
+        /// Text drawn before the bar.
         public var label: String
+        /// (name, value) pairs in drawing order.
         public var segments: [(String, Double)]
 
+        /// Creates a stacked bar.
         public init(label: String, segments: [(String, Double)]) {
             self.label = label
             self.segments = segments
@@ -29,9 +36,12 @@ public enum SVGChart {
 
     /// One line series: a name and its points (x index, y value).
     public struct Series {
+        /// Display name.
         public var name: String
+        /// (x index, y value) pairs.
         public var points: [(Int, Double)]
 
+        /// Creates a series.
         public init(name: String, points: [(Int, Double)]) {
             self.name = name
             self.points = points

@@ -20,34 +20,55 @@ public struct EventAnalysis: Sendable {
 
 /// One crash or hang as an issue sees it.
 public struct IssueObservation: Sendable {
+    /// What it is (`crash`/`hang`, or a launch kind).
     public var kind: String
+    /// The grouping key (32 hex digits).
     public var fingerprint: IssueFingerprint
+    /// One line naming the failure and where it happened.
     public var title: String
+    /// A second line: the reason, duration or page.
     public var subtitle: String?
     /// The resolved stack as JSON (an array of ``ResolvedFrame``).
     public var framesJSON: String
     /// Whether any frame was symbolicated.
     public var symbolicated: Bool
+    /// The diagnosis, when an analyzer gave one.
     public var classification: IssueClassification?
 }
 
 /// An event claimed for processing: the columns processing needs.
 public struct PendingEvent: Sendable {
+    /// The owning project.
     public var projectID: Int64
+    /// Database or event id.
     public var id: String
+    /// The event type's raw value.
     public var type: String
+    /// When the server stored it, in milliseconds since 1970.
     public var receivedAt: Int64
+    /// When it happened, in milliseconds since 1970.
     public var occurredAt: Int64
+    /// Bundle identifier of the app.
     public var appID: String
+    /// Marketing version of the app.
     public var appVersion: String
+    /// Build number of the app.
     public var appBuild: String
+    /// Operating system name.
     public var os: String
+    /// Operating system version.
     public var osVersion: String
+    /// Hardware model of the device.
     public var deviceModel: String
+    /// The page (screen) it belongs to.
     public var page: String?
+    /// The app run that produced it.
     public var sessionID: String
+    /// The event's headline duration in milliseconds, when it has one.
     public var durationMs: Double?
+    /// The event's `payload` as JSON.
     public var payloadJSON: String
+    /// The event's `images` as JSON, when it has any.
     public var imagesJSON: String?
     /// 0 first processing, 2 re-processing after symbols arrived.
     public var state: Int

@@ -2,7 +2,9 @@ import VigilCore
 
 /// Identifies an issue: its project and fingerprint.
 public struct IssueKey: Sendable, Hashable, Comparable {
+    /// The owning project.
     public var projectID: Int64
+    /// The grouping key (32 hex digits).
     public var fingerprint: String
 
     public static func < (lhs: IssueKey, rhs: IssueKey) -> Bool {
@@ -19,8 +21,11 @@ public struct ProcessingBatch: Sendable {
         public var observation: IssueObservation
         /// Events new to the issue (re-processed events are recounted instead).
         public var newEvents = 0
+        /// First occurrence.
         public var firstSeen: Int64
+        /// Latest occurrence.
         public var lastSeen: Int64
+        /// The latest event's id.
         public var lastEventID: String
         /// Sessions of the new events.
         public var users = Set<String>()
@@ -30,21 +35,31 @@ public struct ProcessingBatch: Sendable {
 
     /// An image missing symbols and the events that needed it.
     public struct MissingSymbols: Sendable {
+        /// Architecture, e.g. `arm64`.
         public var arch: String
+        /// Display name.
         public var name: String
+        /// Events counted.
         public var events = Set<String>()
     }
 
     /// Key of a missing image.
     public struct MissingKey: Sendable, Hashable {
+        /// The owning project.
         public var projectID: Int64
+        /// Mach-O UUID or ELF build id.
         public var debugID: String
     }
 
+    /// Every event's analysis, in claim order.
     public private(set) var analyses: [EventAnalysis] = []
+    /// One delta per issue touched.
     public private(set) var issues: [IssueKey: IssueDelta] = [:]
+    /// Summed roll-up contributions.
     public private(set) var sums: [RollupKey: RollupSum] = [:]
+    /// Merged roll-up histograms.
     public private(set) var histograms: [RollupKey: LogHistogram] = [:]
+    /// Images that lacked symbols, with the events that needed them.
     public private(set) var missingSymbols: [MissingKey: MissingSymbols] = [:]
     /// Issues whose counts must be recomputed (re-processed events left them or joined them).
     public private(set) var issuesToRecount = Set<Int64>()

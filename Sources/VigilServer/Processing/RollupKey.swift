@@ -1,9 +1,13 @@
 /// Where a roll-up value accumulates: a metric (`hang.duration`, `network.total`…), a
 /// dimension (page, `METHOD urlTemplate`, launch kind…), the app version and the UTC day.
 public struct RollupKey: Sendable, Hashable, Comparable {
+    /// The owning project.
     public var projectID: Int64
+    /// What is measured, e.g. `hang`, `network.total`.
     public var metric: String
+    /// Page, request template, launch kind or span name.
     public var dimension: String
+    /// Marketing version of the app.
     public var appVersion: String
     /// Days since 1970-01-01 (UTC).
     public var day: Int64
@@ -25,7 +29,9 @@ public struct RollupKey: Sendable, Hashable, Comparable {
 
 /// A count and a total added to a roll-up row.
 public struct RollupSum: Sendable, Hashable {
+    /// How many observations.
     public var count: Int64
+    /// Sum of the observed values.
     public var total: Double
 
     /// Creates a sum.

@@ -7,11 +7,17 @@ public struct EventRecord: Sendable, Hashable {
     public var type: String
     /// When it happened, in milliseconds since 1970.
     public var occurredAt: Int64
+    /// Bundle identifier of the app.
     public var appID: String
+    /// Marketing version of the app.
     public var appVersion: String
+    /// Build number of the app.
     public var appBuild: String
+    /// Operating system name.
     public var os: String
+    /// Operating system version.
     public var osVersion: String
+    /// Hardware model of the device.
     public var deviceModel: String
     /// The page the app showed.
     public var page: String?

@@ -8,6 +8,7 @@ import Foundation
 /// text except blobs (binary); results come back as text and are typed by column OID.
 /// Threading: one thread at a time.
 public final class PostgresConnection: DatabaseConnection {
+    /// The SQL dialect.
     public var dialect: SQLDialect { .postgres }
     private var handle: OpaquePointer?
     private var statements: [String: (name: String, parameters: Int)] = [:]

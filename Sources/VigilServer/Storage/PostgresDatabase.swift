@@ -5,6 +5,7 @@ import Foundation
 /// Write transactions retry on deadlock and serialization failures; a connection that broke is
 /// dropped from the pool and replaced on the next checkout.
 public final class PostgresDatabase: Database, @unchecked Sendable {
+    /// The SQL dialect.
     public var dialect: SQLDialect { .postgres }
     private let pool: ConnectionPool<PostgresConnection>
     /// The connection URL without its password.

@@ -7,6 +7,7 @@ import Foundation
 /// result code, the message and the SQL. Statements and the handle are released in `deinit`.
 /// Threading: one thread at a time (opened with `SQLITE_OPEN_NOMUTEX`).
 public final class SQLiteConnection: DatabaseConnection {
+    /// The SQL dialect.
     public var dialect: SQLDialect { .sqlite }
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]

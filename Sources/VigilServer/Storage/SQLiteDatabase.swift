@@ -8,6 +8,7 @@ import Foundation
 /// run on a background thread every `checkpointSeconds`, so no request commits behind an
 /// `fsync`; the automatic checkpoint stays on at a large size as a backstop.
 public final class SQLiteDatabase: Database, @unchecked Sendable {
+    /// The SQL dialect.
     public var dialect: SQLDialect { .sqlite }
     /// The database file.
     public let path: String
@@ -51,6 +52,7 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         thread.start()
     }
 
+    /// A printable description without secrets.
     public var displayName: String { "sqlite:\(path)" }
 
     @discardableResult

@@ -2,17 +2,23 @@ import Foundation
 
 /// An issue in a list: a group of crashes or hangs with one fingerprint.
 public struct IssueSummary: Sendable, Hashable, Codable {
+    /// Database or event id.
     public var id: Int64
     /// `crash` or `hang`.
     public var kind: String
+    /// One line naming the failure and where it happened.
     public var title: String
+    /// A second line: the reason, duration or page.
     public var subtitle: String?
+    /// The grouping key (32 hex digits).
     public var fingerprint: String
     /// Events grouped into it.
     public var events: Int64
     /// Distinct sessions among them.
     public var users: Int64
+    /// First occurrence.
     public var firstSeen: Date
+    /// Latest occurrence.
     public var lastSeen: Date
     /// Whether its stack has function names.
     public var symbolicated: Bool
@@ -22,33 +28,51 @@ public struct IssueSummary: Sendable, Hashable, Codable {
 
 /// One app version's share of an issue.
 public struct IssueVersionStats: Sendable, Hashable, Codable {
+    /// App version.
     public var version: String
+    /// Events counted.
     public var events: Int64
+    /// First occurrence.
     public var firstSeen: Date
+    /// Latest occurrence.
     public var lastSeen: Date
 }
 
 /// An issue with its stack, classification and versions.
 public struct IssueDetail: Sendable, Hashable, Codable {
+    /// The issue as listed.
     public var summary: IssueSummary
     /// The latest event's resolved stack.
     public var frames: [ResolvedFrame]
+    /// The diagnosis, when an analyzer gave one.
     public var classification: IssueClassification?
+    /// App versions, newest first.
     public var versions: [IssueVersionStats]
+    /// The latest event's id.
     public var lastEventID: String?
 }
 
 /// An event in an issue's list.
 public struct IssueEvent: Sendable, Hashable, Codable {
+    /// Database or event id.
     public var id: String
+    /// When it happened.
     public var time: Date
+    /// Marketing version of the app.
     public var appVersion: String
+    /// Build number of the app.
     public var appBuild: String
+    /// Operating system name.
     public var os: String
+    /// Operating system version.
     public var osVersion: String
+    /// Hardware model of the device.
     public var deviceModel: String
+    /// The page (screen) it belongs to.
     public var page: String?
+    /// The app run that produced it.
     public var session: String
+    /// The event's headline duration in milliseconds, when it has one.
     public var durationMs: Double?
 }
 

@@ -83,19 +83,44 @@ extension ServerStore {
                     """, [.integer(id), .text(version), .int(stats.count), .integer(stats.first), .integer(stats.last)])
             }
         }
-        // 2. The events: those with an issue one by one, the rest in bulk per project.
+        // 2. The events: those with an issue by a join against their values, the rest in bulk.
+        var withIssue: [(projectID: Int64, id: String, fingerprint: String, issueID: Int64, frames: String)] = []
         var plain: [Int64: [String]] = [:]
         for analysis in batch.analyses {
             let event = analysis.event
             if let issue = analysis.issue, let id = issueIDs[IssueKey(projectID: event.projectID, fingerprint: issue.fingerprint.value)] {
-                try connection.execute("""
-                    UPDATE apm_event SET state = 1, processed_at = ?, fingerprint = ?, issue_id = ?, frames_json = ?
-                    WHERE project_id = ? AND id = ?
-                    """, [.integer(now), .text(issue.fingerprint.value), .integer(id), .text(issue.framesJSON),
-                          .integer(event.projectID), .text(event.id)])
+                withIssue.append((event.projectID, event.id, issue.fingerprint.value, id, issue.framesJSON))
             } else {
                 plain[event.projectID, default: []].append(event.id)
             }
+        }
+        withIssue.sort { ($0.projectID, $0.id) < ($1.projectID, $1.id) }
+        var start = 0
+        while start < withIssue.count {
+            let chunk = withIssue[start..<min(start + 100, withIssue.count)]
+            start += chunk.count
+            // Casts give PostgreSQL the values' types; SQLite names VALUES columns column1…5.
+            let row = "(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT))"
+            let values = Array(repeating: row, count: chunk.count).joined(separator: ", ")
+            var arguments: [SQLValue] = [.integer(now)]
+            for item in chunk {
+                arguments += [.integer(item.projectID), .text(item.id), .text(item.fingerprint), .integer(item.issueID), .text(item.frames)]
+            }
+            let sql: String
+            if connection.dialect == .postgres {
+                sql = """
+                    UPDATE apm_event SET state = 1, processed_at = ?, fingerprint = v.fingerprint, issue_id = v.issue_id,
+                        frames_json = v.frames FROM (VALUES \(values)) AS v(project_id, id, fingerprint, issue_id, frames)
+                    WHERE apm_event.project_id = v.project_id AND apm_event.id = v.id
+                    """
+            } else {
+                sql = """
+                    UPDATE apm_event SET state = 1, processed_at = ?, fingerprint = v.column3, issue_id = v.column4,
+                        frames_json = v.column5 FROM (VALUES \(values)) AS v
+                    WHERE apm_event.project_id = v.column1 AND apm_event.id = v.column2
+                    """
+            }
+            try connection.execute(sql, arguments)
         }
         for (projectID, ids) in plain.sorted(by: { $0.key < $1.key }) {
             var start = 0
@@ -140,10 +165,17 @@ extension ServerStore {
                     last_seen = excluded.last_seen
                 """, [.integer(key.projectID), .text(key.debugID), .text(missing.arch), .text(missing.name),
                       .int(missing.events.count), .integer(now), .integer(now)])
-            for eventID in missing.events.sorted() {
-                try connection.execute("""
-                    INSERT INTO event_missing_symbols (project_id, debug_id, event_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
-                    """, [.integer(key.projectID), .text(key.debugID), .text(eventID)])
+            let events = missing.events.sorted()
+            var next = 0
+            while next < events.count {
+                let chunk = events[next..<min(next + 200, events.count)]
+                next += chunk.count
+                let values = Array(repeating: "(?, ?, ?)", count: chunk.count).joined(separator: ", ")
+                var arguments: [SQLValue] = []
+                for eventID in chunk { arguments += [.integer(key.projectID), .text(key.debugID), .text(eventID)] }
+                try connection.execute(
+                    "INSERT INTO event_missing_symbols (project_id, debug_id, event_id) VALUES \(values) ON CONFLICT DO NOTHING",
+                    arguments)
             }
         }
     }

@@ -3,19 +3,29 @@ import Foundation
 /// One roll-up row group: a metric's count and total for a dimension (and version and day,
 /// when grouped by them).
 public struct RollupRow: Sendable, Hashable {
+    /// What is measured, e.g. `hang`, `network.total`.
     public var metric: String
+    /// Page, request template, launch kind or span name.
     public var dimension: String
+    /// Marketing version of the app.
     public var appVersion: String?
+    /// Days since 1970 (UTC), when grouped by day.
     public var day: Int64?
+    /// How many observations.
     public var count: Int64
+    /// Sum of the observed values.
     public var total: Double
 }
 
 /// A histogram for one dimension (and version and day, when grouped by them).
 public struct RollupDistribution: Sendable, Hashable {
+    /// Page, request template, launch kind or span name.
     public var dimension: String
+    /// Marketing version of the app.
     public var appVersion: String?
+    /// Days since 1970 (UTC), when grouped by day.
     public var day: Int64?
+    /// The observations.
     public var histogram: LogHistogram
 }
 

@@ -2,12 +2,17 @@ import Foundation
 
 /// An uploaded debug file slice, as listed on the symbols page.
 public struct SymbolFileInfo: Sendable, Hashable, Codable {
+    /// Mach-O UUID or ELF build id.
     public var debugID: String
+    /// Architecture, e.g. `arm64`.
     public var arch: String
+    /// What it is (`crash`/`hang`, or a launch kind).
     public var kind: String
+    /// Display name.
     public var name: String
     /// Size of the SymCache, in bytes.
     public var size: Int64
+    /// When it was uploaded.
     public var uploadedAt: Date
 
     enum CodingKeys: String, CodingKey {
@@ -17,11 +22,15 @@ public struct SymbolFileInfo: Sendable, Hashable, Codable {
 
 /// An image that events needed symbols for and no upload provided.
 public struct MissingSymbolInfo: Sendable, Hashable, Codable {
+    /// Mach-O UUID or ELF build id.
     public var debugID: String
+    /// Architecture, e.g. `arm64`.
     public var arch: String
+    /// The image's file name.
     public var imageName: String
     /// Events that needed it.
     public var events: Int64
+    /// Latest occurrence.
     public var lastSeen: Date
 
     enum CodingKeys: String, CodingKey {

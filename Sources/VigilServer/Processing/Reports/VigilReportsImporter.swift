@@ -32,6 +32,7 @@ public struct VigilReportsImporter: CrashReportImporter {
 
 /// A report that was read but holds nothing the server stores.
 public struct ReportImportError: Error, Sendable, CustomStringConvertible {
+    /// What was wrong.
     public var reason: String
     public var description: String { reason }
 }

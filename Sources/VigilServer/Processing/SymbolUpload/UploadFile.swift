@@ -51,7 +51,9 @@ final class UploadFile {
 
 /// An archive (zip, tar, gzip) that cannot be read, with the byte offset where reading stopped.
 public struct ArchiveError: Error, Sendable, CustomStringConvertible {
+    /// Byte offset where reading stopped.
     public var offset: UInt64
+    /// What was wrong.
     public var message: String
     public var description: String { "\(message) (at byte \(offset))" }
 }
