@@ -3,15 +3,21 @@
 /// one of them, FoundationNetworking on Linux only the start, the first response byte and the
 /// end. Each absent mark leaves its phase absent.
 public struct NetworkTransactionMarks: Sendable, Hashable {
+    /// Start of name resolution.
     public var domainLookupStart: Double?
+    /// End of name resolution.
     public var domainLookupEnd: Double?
     /// Start of the TCP (or QUIC) connection.
     public var connectStart: Double?
     /// End of the connection, TLS included (Apple's convention).
     public var connectEnd: Double?
+    /// Start of the TLS handshake.
     public var secureConnectionStart: Double?
+    /// End of the TLS handshake.
     public var secureConnectionEnd: Double?
+    /// First byte of the request sent.
     public var requestStart: Double?
+    /// Last byte of the request sent.
     public var requestEnd: Double?
     /// First byte of the response.
     public var responseStart: Double?

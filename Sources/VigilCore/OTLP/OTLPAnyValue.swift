@@ -5,12 +5,19 @@ import Foundation
 /// `intValue` (a decimal string), `doubleValue`, `bytesValue` (base64), `arrayValue`,
 /// `kvlistValue`. An empty object is the empty value.
 public indirect enum OTLPAnyValue: Codable, Sendable, Hashable {
+    /// `stringValue`.
     case string(String)
+    /// `boolValue`.
     case bool(Bool)
+    /// `intValue` (a decimal string on the wire).
     case int(Int64)
+    /// `doubleValue` (`NaN`, `Infinity`, `-Infinity` as strings).
     case double(Double)
+    /// `bytesValue` (base64 on the wire).
     case bytes(Data)
+    /// `arrayValue.values`.
     case array([OTLPAnyValue])
+    /// `kvlistValue.values`.
     case keyValueList([OTLPKeyValue])
     /// No value set.
     case empty

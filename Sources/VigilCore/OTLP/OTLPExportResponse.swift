@@ -13,6 +13,7 @@ public struct OTLPExportResponse: Codable, Sendable, Hashable {
         /// Why, for a person reading collector logs.
         public var errorMessage: String?
 
+        /// A partial success with the counts refused and why.
         public init(rejectedSpans: Int64? = nil, rejectedLogRecords: Int64? = nil, errorMessage: String? = nil) {
             self.rejectedSpans = rejectedSpans.map { OTLPInt64($0) }
             self.rejectedLogRecords = rejectedLogRecords.map { OTLPInt64($0) }

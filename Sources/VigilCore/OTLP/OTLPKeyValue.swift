@@ -1,6 +1,8 @@
 /// OTLP's `KeyValue`: one attribute.
 public struct OTLPKeyValue: Codable, Sendable, Hashable {
+    /// Attribute name, e.g. `service.name`.
     public var key: String
+    /// Attribute value.
     public var value: OTLPAnyValue
 
     /// An attribute `key` = `value`.

@@ -1,5 +1,6 @@
 /// The body of `POST /v1/logs` (`ExportLogsServiceRequest`) in OTLP/JSON.
 public struct OTLPLogRequest: Codable, Sendable, Hashable {
+    /// Records grouped by resource.
     public var resourceLogs: [OTLPResourceLogs]
 
     /// A request with `resourceLogs`.
@@ -20,8 +21,11 @@ public struct OTLPLogRequest: Codable, Sendable, Hashable {
 
 /// The log records of one resource.
 public struct OTLPResourceLogs: Codable, Sendable, Hashable {
+    /// The producing entity.
     public var resource: OTLPResource?
+    /// Records grouped by instrumentation scope.
     public var scopeLogs: [OTLPScopeLogs]
+    /// Semantic-conventions schema of the resource.
     public var schemaUrl: String?
 
     /// Records of `resource`, grouped by scope.
@@ -43,8 +47,11 @@ public struct OTLPResourceLogs: Codable, Sendable, Hashable {
 
 /// The log records of one instrumentation scope.
 public struct OTLPScopeLogs: Codable, Sendable, Hashable {
+    /// The instrumenting library.
     public var scope: OTLPScope?
+    /// The records.
     public var logRecords: [OTLPLogRecord]
+    /// Semantic-conventions schema of the records.
     public var schemaUrl: String?
 
     /// `logRecords` from `scope`.
@@ -67,15 +74,25 @@ public struct OTLPScopeLogs: Codable, Sendable, Hashable {
 /// OTLP's `LogRecord`. Severity numbers: 1–4 trace, 5–8 debug, 9–12 info, 13–16 warn,
 /// 17–20 error, 21–24 fatal.
 public struct OTLPLogRecord: Codable, Sendable, Hashable {
+    /// When it happened, nanoseconds since 1970.
     public var timeUnixNano: OTLPInt64?
+    /// When it was observed, nanoseconds since 1970.
     public var observedTimeUnixNano: OTLPInt64?
+    /// Severity number (see the type's summary).
     public var severityNumber: OTLPEnumValue?
+    /// Severity as text, e.g. `WARN`.
     public var severityText: String?
+    /// The message or the event's data.
     public var body: OTLPAnyValue?
+    /// Record attributes.
     public var attributes: [OTLPKeyValue]?
+    /// Attributes the sender dropped.
     public var droppedAttributesCount: Int?
+    /// W3C trace flags.
     public var flags: Int?
+    /// Trace the record belongs to.
     public var traceId: String?
+    /// Span the record belongs to.
     public var spanId: String?
     /// The event name for records that are events (OTLP 1.5+); older receivers ignore it.
     public var eventName: String?

@@ -1,6 +1,8 @@
 /// OTLP's `Resource`: the entity producing telemetry (the app on one device, a backend service).
 public struct OTLPResource: Codable, Sendable, Hashable {
+    /// Resource attributes (`service.name`, `os.type`, …).
     public var attributes: [OTLPKeyValue]
+    /// Attributes the sender dropped.
     public var droppedAttributesCount: Int?
 
     /// A resource with `attributes`.
@@ -20,8 +22,11 @@ public struct OTLPResource: Codable, Sendable, Hashable {
 
 /// OTLP's `InstrumentationScope`: the library that produced a group of spans or records.
 public struct OTLPScope: Codable, Sendable, Hashable {
+    /// Library name, e.g. `vigil`.
     public var name: String
+    /// Library version.
     public var version: String?
+    /// Scope attributes.
     public var attributes: [OTLPKeyValue]?
 
     /// A scope named `name`.

@@ -1,23 +1,37 @@
 /// OTLP's `Span` in its JSON form. Ids are kept as the text that was sent (hex, or base64 from
 /// some exporters) and normalized by ``OTLPIdentifier`` when imported; enums are integers.
 public struct OTLPSpan: Codable, Sendable, Hashable {
+    /// 16-byte trace id as sent.
     public var traceId: String
+    /// 8-byte span id as sent.
     public var spanId: String
+    /// W3C `tracestate`.
     public var traceState: String?
     /// Empty or absent for a root span.
     public var parentSpanId: String?
+    /// W3C trace flags and OTLP's parent-is-remote bits.
     public var flags: Int?
+    /// Operation name.
     public var name: String
     /// `SpanKind`: 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer.
     public var kind: OTLPEnumValue?
+    /// Start, nanoseconds since 1970.
     public var startTimeUnixNano: OTLPInt64
+    /// End, nanoseconds since 1970.
     public var endTimeUnixNano: OTLPInt64
+    /// Span attributes.
     public var attributes: [OTLPKeyValue]?
+    /// Attributes the sender dropped.
     public var droppedAttributesCount: Int?
+    /// Timestamped annotations.
     public var events: [OTLPSpanEvent]?
+    /// Events the sender dropped.
     public var droppedEventsCount: Int?
+    /// Links to spans of other traces.
     public var links: [OTLPSpanLink]?
+    /// Links the sender dropped.
     public var droppedLinksCount: Int?
+    /// Outcome; absent means unset.
     public var status: OTLPStatus?
 
     /// A span; optional fields default to absent.
@@ -65,7 +79,9 @@ public struct OTLPSpan: Codable, Sendable, Hashable {
 
 /// OTLP's span `Status`: code 0 unset, 1 ok, 2 error.
 public struct OTLPStatus: Codable, Sendable, Hashable {
+    /// 0 unset, 1 ok, 2 error.
     public var code: OTLPEnumValue?
+    /// Error description.
     public var message: String?
 
     /// A status with `code` and an optional message.
@@ -77,18 +93,28 @@ public struct OTLPStatus: Codable, Sendable, Hashable {
 
 /// OTLP's `Span.Event`: a timestamped annotation inside a span.
 public struct OTLPSpanEvent: Codable, Sendable, Hashable {
+    /// When, nanoseconds since 1970.
     public var timeUnixNano: OTLPInt64?
+    /// Event name.
     public var name: String?
+    /// Event attributes.
     public var attributes: [OTLPKeyValue]?
+    /// Attributes the sender dropped.
     public var droppedAttributesCount: Int?
 }
 
 /// OTLP's `Span.Link`: a reference to a span of another trace.
 public struct OTLPSpanLink: Codable, Sendable, Hashable {
+    /// The linked span's trace id.
     public var traceId: String?
+    /// The linked span's id.
     public var spanId: String?
+    /// The linked span's `tracestate`.
     public var traceState: String?
+    /// Link attributes.
     public var attributes: [OTLPKeyValue]?
+    /// Attributes the sender dropped.
     public var droppedAttributesCount: Int?
+    /// Trace flags of the linked span.
     public var flags: Int?
 }

@@ -1,5 +1,6 @@
 /// The body of `POST /v1/traces` (`ExportTraceServiceRequest`) in OTLP/JSON.
 public struct OTLPTraceRequest: Codable, Sendable, Hashable {
+    /// Spans grouped by resource.
     public var resourceSpans: [OTLPResourceSpans]
 
     /// A request with `resourceSpans`.
@@ -20,8 +21,11 @@ public struct OTLPTraceRequest: Codable, Sendable, Hashable {
 
 /// The spans of one resource.
 public struct OTLPResourceSpans: Codable, Sendable, Hashable {
+    /// The producing entity.
     public var resource: OTLPResource?
+    /// Spans grouped by instrumentation scope.
     public var scopeSpans: [OTLPScopeSpans]
+    /// Semantic-conventions schema of the resource.
     public var schemaUrl: String?
 
     /// Spans of `resource`, grouped by scope.
@@ -43,8 +47,11 @@ public struct OTLPResourceSpans: Codable, Sendable, Hashable {
 
 /// The spans of one instrumentation scope.
 public struct OTLPScopeSpans: Codable, Sendable, Hashable {
+    /// The instrumenting library.
     public var scope: OTLPScope?
+    /// The spans.
     public var spans: [OTLPSpan]
+    /// Semantic-conventions schema of the spans.
     public var schemaUrl: String?
 
     /// `spans` from `scope`.

@@ -5,6 +5,7 @@ import VigilCore
 public struct NetworkBreakdownRow: Sendable, Hashable, Codable {
     /// The app version, or the network type (`wifi`, `cellular`, `wired`, `none`, `unknown`).
     public var key: String
+    /// Requests in the slice.
     public var requests: Int
     /// Transport errors and 5xx answers (as the roll-ups count errors).
     public var errors: Int
@@ -12,7 +13,9 @@ public struct NetworkBreakdownRow: Sendable, Hashable, Codable {
     public var clientErrors: Int
     /// ``errors`` per request.
     public var errorRate: Double
+    /// Median total time, ms (±1 %).
     public var p50Ms: Double?
+    /// 95th percentile of the total time, ms (±1 %).
     public var p95Ms: Double?
     /// Mean of each phase over the requests that had it.
     public var phases: NetworkPhases

@@ -17,5 +17,6 @@ public struct OTLPExporterStatistics: Sendable, Hashable {
     /// Request body bytes sent, after compression.
     public var bytesSent: UInt64 = 0
 
+    /// Zero counts.
     public init() {}
 }
