@@ -26,6 +26,10 @@ let package = Package(
         .executableTarget(name: "FuzzGzip", dependencies: ["CFuzzDriver", .product(name: "VigilTransport", package: "Vigil")]),
         // Raw crash reports as the next launch reads them (VigilRuntime, inside the Vigil product).
         .executableTarget(name: "FuzzRawCrashReport", dependencies: ["CFuzzDriver", .product(name: "Vigil", package: "Vigil")]),
+        // OTLP/JSON traces requests as the server's /v1/traces imports them (VigilCore's OTLP codec).
+        .executableTarget(name: "FuzzOTLPTraces", dependencies: ["CFuzzDriver", .product(name: "VigilCore", package: "Vigil")]),
+        // Request URLs (templating) and traceparent headers (VigilCore's network logic).
+        .executableTarget(name: "FuzzRequestURL", dependencies: ["CFuzzDriver", .product(name: "VigilCore", package: "Vigil")]),
         // Ingest bodies as POST /api/v1/events reads them (VigilServer's event batch decoder).
         .executableTarget(name: "FuzzEventBatch", dependencies: ["CFuzzDriver",
             .product(name: "VigilServer", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),

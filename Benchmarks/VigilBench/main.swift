@@ -13,6 +13,7 @@ let commands: [any Command.Type] = [
     CrashBenchmark.self,
     SymbolsBenchmark.self,
     SymbolsLookupBenchmark.self,
+    NetworkBenchmark.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil-bench", commands: commands))

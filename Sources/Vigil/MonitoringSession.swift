@@ -408,6 +408,14 @@ final class MonitoringSession: @unchecked Sendable {
         EventContext(page: explicitPage ?? page, appState: appState.rawValue, network: network.currentPath().kind.rawValue)
     }
 
+    /// Records one finished network request (from the network recorder, any thread).
+    func recordNetwork(_ payload: NetworkPayload, start: Date) {
+        queue.async {
+            guard !self.stopped, self.configuration.isEnabled(.network) else { return }
+            self.emit(.network(payload), time: start, stackAddresses: [])
+        }
+    }
+
     private func emit(_ payload: EventPayload, time: Date, stackAddresses: [Address], page: String?? = nil) {
         let used = stackAddresses.isEmpty ? nil : images.images(containing: stackAddresses)
         var event = Event(time: time, session: session, app: setup.app, device: setup.device,

@@ -40,7 +40,7 @@ public enum Vigil {
                 sink = made.sink
                 delivery = made
             }
-            let session = MonitoringSession(setup: setup, sink: sink)
+            let session = MonitoringSession(setup: setup, sink: OpenTelemetryExport.attach(to: sink, setup: setup))
             delivery?.start()
             // Crash capture first: the handler is armed now, and the recovery of earlier runs'
             // reports is queued ahead of the session's leftover-marker report (a marker of a
@@ -49,6 +49,7 @@ public enum Vigil {
             if let store = delivery?.store { flush = { store.flush() } }
             CrashCapture.shared.start(setup: setup, sink: sink, session: session.session, queue: session.queue, flush: flush)
             session.start(at: instant)
+            NetworkMonitoring.attach(session, setup: setup)
             return session
         }
     }
@@ -57,9 +58,11 @@ public enum Vigil {
     /// are closed, a measured launch is reported. Blocks the caller until that is done. For
     /// orderly shutdown, tools and tests; an app normally never calls it.
     public static func stop() {
+        NetworkMonitoring.detach()
         SessionSlot.shared.take()?.stop()
         CrashCapture.shared.stop()
         EventDelivery.stopCurrent()
+        OpenTelemetryExport.detach()
     }
 
     /// Whether the SDK is running.

@@ -1,6 +1,7 @@
 import Foundation
 import VigilCore
 import VigilRuntime
+import VigilTransport
 
 /// Everything `Vigil.start(_:)` needs: who the app is, where events go, and how the detectors
 /// are tuned.
@@ -47,6 +48,9 @@ public struct VigilSetup: Sendable {
     public var clock: any VigilClock
     /// Crash capture settings (the kill switch is the `crash` module of ``monitoring``).
     public var crash = CrashCaptureOptions()
+    /// An OpenTelemetry receiver (a collector, a hosted backend) that every event is also sent
+    /// to as OTLP/HTTP JSON, besides ``sink`` or the durable store. Default nil: none.
+    public var openTelemetry: OTLPExporterConfiguration? = nil
 
     /// A setup for `app` with every default.
     public init(app: AppInfo, device: DeviceInfo = .current, monitoring: VigilConfiguration = VigilConfiguration(),

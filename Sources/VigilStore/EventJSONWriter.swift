@@ -170,6 +170,12 @@ public enum EventJSONWriter {
         out.optional("protocol", network.protocol) { $0.string($1) }
         out.optional("traceId", network.traceId) { $0.string($1) }
         out.optional("spanId", network.spanId) { $0.string($1) }
+        for (key, headers) in [("requestHeaders", network.requestHeaders), ("responseHeaders", network.responseHeaders)] {
+            guard let headers else { continue }
+            out.key(key); out.open()
+            for (name, value) in headers { out.key(name); out.string(value) }
+            out.close()
+        }
         out.close()
     }
 

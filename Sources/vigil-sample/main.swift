@@ -10,6 +10,7 @@ let commands: [any Command.Type] = [
     ReportCommand.self,
     StoreStressCommand.self,
     CrashCommand.self,
+    NetworkCommand.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil-sample", commands: commands))

@@ -14,6 +14,8 @@ public struct VigilConfiguration: Sendable, Hashable {
     public var launch = LaunchConfiguration()
     /// CPU and memory sampling settings.
     public var resource = ResourceConfiguration()
+    /// Network request recording settings.
+    public var network = NetworkConfiguration()
 
     /// The defaults: every module on, every setting at its documented default.
     public init() {}
@@ -24,7 +26,7 @@ public struct VigilConfiguration: Sendable, Hashable {
     /// Throws every out-of-range value at once; detectors clamp instead (see `clamped()` on
     /// each section), so calling this is for tools and tests that want to refuse bad input.
     public func validate() throws(ConfigurationError) {
-        let problems = hang.problems() + frames.problems() + launch.problems() + resource.problems()
+        let problems = hang.problems() + frames.problems() + launch.problems() + resource.problems() + network.problems()
         if !problems.isEmpty { throw ConfigurationError(problems: problems) }
     }
 
@@ -35,6 +37,7 @@ public struct VigilConfiguration: Sendable, Hashable {
         result.frames = frames.clamped()
         result.launch = launch.clamped()
         result.resource = resource.clamped()
+        result.network = network.clamped()
         return result
     }
 }

@@ -91,6 +91,16 @@ extension NetworkPayload {
         pass.number(&timings.dns); pass.number(&timings.connect); pass.number(&timings.tls)
         pass.number(&timings.request); pass.number(&timings.ttfb); pass.number(&timings.response)
         pass.number(&timings.total)
+        if var headers = requestHeaders {
+            pass.dictionary(&headers, maxCount: pass.limits.maxTags, maxKeyBytes: pass.limits.maxTagKeyBytes,
+                            maxValueBytes: pass.limits.maxTagValueBytes)
+            requestHeaders = headers
+        }
+        if var headers = responseHeaders {
+            pass.dictionary(&headers, maxCount: pass.limits.maxTags, maxKeyBytes: pass.limits.maxTagKeyBytes,
+                            maxValueBytes: pass.limits.maxTagValueBytes)
+            responseHeaders = headers
+        }
     }
 }
 

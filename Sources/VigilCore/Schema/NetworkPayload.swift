@@ -24,10 +24,15 @@ public struct NetworkPayload: Codable, Sendable, Hashable {
     public var traceId: String?
     /// Span id sent in `traceparent`.
     public var spanId: String?
+    /// Allow-listed request headers (names lowercased); absent unless the app lists some.
+    public var requestHeaders: [String: String]?
+    /// Allow-listed response headers (names lowercased); absent unless the app lists some.
+    public var responseHeaders: [String: String]?
 
     public init(method: String, urlTemplate: String, host: String, status: Int? = nil, error: String? = nil,
                 bytesSent: Int64, bytesReceived: Int64, timings: NetworkTimings, reusedConnection: Bool? = nil,
-                protocol: String? = nil, traceId: String? = nil, spanId: String? = nil) {
+                protocol: String? = nil, traceId: String? = nil, spanId: String? = nil,
+                requestHeaders: [String: String]? = nil, responseHeaders: [String: String]? = nil) {
         self.method = method
         self.urlTemplate = urlTemplate
         self.host = host
@@ -40,6 +45,8 @@ public struct NetworkPayload: Codable, Sendable, Hashable {
         self.protocol = `protocol`
         self.traceId = traceId
         self.spanId = spanId
+        self.requestHeaders = requestHeaders
+        self.responseHeaders = responseHeaders
     }
 }
 

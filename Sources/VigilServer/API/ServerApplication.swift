@@ -68,6 +68,8 @@ public final class ServerApplication: Sendable {
                                 symbolication: symbolication, reportImporter: reportImporter, clock: clock)
         var router = HTTPRouter()
         APIRoutes.install(into: &router, context: context)
+        OTLPRoutes.install(into: &router, context: context)
+        NetworkRoutes.install(into: &router, context: context)
         DashboardRoutes.install(into: &router, context: context)
         for route in extraRoutes { router.add(route) }
         let metricsSink = metrics

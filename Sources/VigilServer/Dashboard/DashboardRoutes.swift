@@ -23,6 +23,7 @@ enum DashboardRoutes {
         }
         page("/hangs", MetricPages.hangs)
         page("/network", MetricPages.network)
+        page("/network/breakdown", NetworkBreakdownPage.render)
         page("/launch", MetricPages.launch)
         page("/frames", MetricPages.frames)
         page("/compare", ComparePage.render)

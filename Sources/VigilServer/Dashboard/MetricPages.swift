@@ -41,15 +41,15 @@ enum MetricPages {
                  + "<th class=\"num\">p95</th><th class=\"num\">p99</th><th class=\"num\">DNS</th><th class=\"num\">TCP</th>"
                  + "<th class=\"num\">TLS</th><th class=\"num\">TTFB</th></tr></thead><tbody>")
         for stat in templates {
-            html.raw("<tr><td>")
+            html.raw("<tr><td><a href=\"\(page.link("/network/breakdown", [("template", stat.template)]))\">")
             html.text(stat.template)
-            html.raw("</td><td class=\"num\">\(stat.requests)</td><td class=\"num\">\(stat.errors)</td>"
+            html.raw("</a></td><td class=\"num\">\(stat.requests)</td><td class=\"num\">\(stat.errors)</td>"
                      + "<td class=\"num\">\(DashboardPage.ms(stat.p50Ms))</td><td class=\"num\">\(DashboardPage.ms(stat.p95Ms))</td>"
                      + "<td class=\"num\">\(DashboardPage.ms(stat.p99Ms))</td><td class=\"num\">\(DashboardPage.ms(stat.phases.dns))</td>"
                      + "<td class=\"num\">\(DashboardPage.ms(stat.phases.connect))</td><td class=\"num\">\(DashboardPage.ms(stat.phases.tls))</td>"
                      + "<td class=\"num\">\(DashboardPage.ms(stat.phases.ttfb))</td></tr>")
         }
-        html.raw("</tbody></table>")
+        html.raw("</tbody></table><p><a href=\"\(page.link("/network/breakdown"))\">By app version and network type →</a></p>")
         return page.render(title: "Slow requests", active: "/network", body: html.output)
     }
 

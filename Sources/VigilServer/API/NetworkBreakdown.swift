@@ -1,0 +1,152 @@
+import Foundation
+import VigilCore
+
+/// One slice of a request template's traffic: an app version or a network type.
+public struct NetworkBreakdownRow: Sendable, Hashable, Codable {
+    /// The app version, or the network type (`wifi`, `cellular`, `wired`, `none`, `unknown`).
+    public var key: String
+    /// Requests in the slice.
+    public var requests: Int
+    /// Transport errors and 5xx answers (as the roll-ups count errors).
+    public var errors: Int
+    /// 4xx answers.
+    public var clientErrors: Int
+    /// ``errors`` per request.
+    public var errorRate: Double
+    /// Median total time, ms (±1 %).
+    public var p50Ms: Double?
+    /// 95th percentile of the total time, ms (±1 %).
+    public var p95Ms: Double?
+    /// Mean of each phase over the requests that had it.
+    public var phases: NetworkPhases
+}
+
+/// A request template (or all requests) split by app version and by network type.
+public struct NetworkTemplateBreakdown: Sendable, Hashable, Codable {
+    /// `METHOD urlTemplate`, as the network roll-ups name it; `*` for all requests.
+    public var template: String
+    /// The whole template.
+    public var total: NetworkBreakdownRow
+    /// By app version, most requests first.
+    public var byVersion: [NetworkBreakdownRow]
+    /// By network type, most requests first.
+    public var byNetwork: [NetworkBreakdownRow]
+}
+
+/// Slow requests by template with their phase breakdown and error rate, by app version and by
+/// network type: read from the recent `network` events themselves (the roll-ups are kept by
+/// template and version only; the network type lives in each event's context).
+///
+/// Reads at most ``maximumEvents`` of the newest events of the window, so a page costs a bounded
+/// scan (about 20 µs per event to decode) whatever the traffic; the answer says when it was cut.
+public struct NetworkBreakdown: Sendable {
+    /// Events read per query at most.
+    public var maximumEvents: Int
+    private let store: ServerStore
+
+    /// A reader of `store`'s events.
+    public init(store: ServerStore, maximumEvents: Int = 20_000) {
+        self.store = store
+        self.maximumEvents = max(1, maximumEvents)
+    }
+
+    /// What was read.
+    public struct Result: Sendable, Codable {
+        /// Templates, slowest p95 first; a single `*` entry when one template was asked for none.
+        public var templates: [NetworkTemplateBreakdown]
+        /// Events read.
+        public var eventsRead: Int
+        /// Whether the window held more events than were read (the oldest were left out).
+        public var truncated: Bool
+    }
+
+    /// The breakdown of `template` (`METHOD urlTemplate`; nil: every template, plus all requests
+    /// as `*`) over the last `days` days before `now`, for app `version` when given.
+    public func breakdown(projectID: Int64, template: String? = nil, version: String? = nil, days: Int = 7,
+                          now: Date = Date()) throws -> Result {
+        let since = Int64((now.timeIntervalSince1970 - Double(max(1, days)) * 86_400) * 1000)
+        var sql = "SELECT app_version, context_json, payload_json FROM apm_event WHERE project_id = ? AND type = 'network' "
+            + "AND occurred_at >= ?"
+        var arguments: [SQLValue] = [.integer(projectID), .integer(since)]
+        if let version {
+            sql += " AND app_version = ?"
+            arguments.append(.text(version))
+        }
+        sql += " ORDER BY occurred_at DESC LIMIT ?"
+        arguments.append(.integer(Int64(maximumEvents) + 1))
+        let rows = try store.database.read { connection in try connection.query(sql, arguments) }
+        let decoder = EventJSON.makeDecoder()
+        var all = Accumulator()
+        var byTemplate: [String: Accumulator] = [:]
+        for row in rows.prefix(maximumEvents) {
+            guard let payload = try? decoder.decode(NetworkPayload.self, from: Data((row.string("payload_json") ?? "").utf8))
+            else { continue }
+            let name = "\(payload.method) \(payload.urlTemplate)"
+            if let template, name != template { continue }
+            let network = row.string("context_json").flatMap {
+                try? JSONDecoder().decode(EventContext.self, from: Data($0.utf8)).network
+            } ?? "unknown"
+            let version = row.string("app_version") ?? ""
+            all.add(payload, version: version, network: network)
+            byTemplate[name, default: Accumulator()].add(payload, version: version, network: network)
+        }
+        var templates = byTemplate.map { $0.value.breakdown(template: $0.key) }
+            .sorted { ($0.total.p95Ms ?? 0, $0.template) > ($1.total.p95Ms ?? 0, $1.template) }
+        if template == nil, all.total.requests > 0 { templates.insert(all.breakdown(template: "*"), at: 0) }
+        return Result(templates: templates, eventsRead: min(rows.count, maximumEvents), truncated: rows.count > maximumEvents)
+    }
+
+    /// Counts, histograms and phase sums of one slice.
+    private struct Slice {
+        var requests = 0
+        var errors = 0
+        var clientErrors = 0
+        var histogram = LogHistogram()
+        var phaseSums = [Double](repeating: 0, count: 6)
+        var phaseCounts = [Int](repeating: 0, count: 6)
+
+        mutating func add(_ payload: NetworkPayload) {
+            requests += 1
+            let status = payload.status ?? 0
+            if payload.error != nil || status >= 500 { errors += 1 } else if status >= 400 { clientErrors += 1 }
+            histogram.add(payload.timings.total)
+            let timings = payload.timings
+            for (index, value) in [timings.dns, timings.connect, timings.tls, timings.request, timings.ttfb,
+                                   timings.response].enumerated() {
+                if let value, value.isFinite {
+                    phaseSums[index] += value
+                    phaseCounts[index] += 1
+                }
+            }
+        }
+
+        func row(_ key: String) -> NetworkBreakdownRow {
+            func mean(_ index: Int) -> Double? { phaseCounts[index] > 0 ? phaseSums[index] / Double(phaseCounts[index]) : nil }
+            return NetworkBreakdownRow(key: key, requests: requests, errors: errors, clientErrors: clientErrors,
+                                       errorRate: requests > 0 ? Double(errors) / Double(requests) : 0,
+                                       p50Ms: histogram.quantile(0.5), p95Ms: histogram.quantile(0.95),
+                                       phases: NetworkPhases(dns: mean(0), connect: mean(1), tls: mean(2), request: mean(3),
+                                                             ttfb: mean(4), response: mean(5)))
+        }
+    }
+
+    private struct Accumulator {
+        var total = Slice()
+        var versions: [String: Slice] = [:]
+        var networks: [String: Slice] = [:]
+
+        mutating func add(_ payload: NetworkPayload, version: String, network: String) {
+            total.add(payload)
+            versions[version, default: Slice()].add(payload)
+            networks[network, default: Slice()].add(payload)
+        }
+
+        func breakdown(template: String) -> NetworkTemplateBreakdown {
+            func ordered(_ slices: [String: Slice]) -> [NetworkBreakdownRow] {
+                slices.map { $0.value.row($0.key) }.sorted { ($0.requests, $1.key) > ($1.requests, $0.key) }
+            }
+            return NetworkTemplateBreakdown(template: template, total: total.row(template), byVersion: ordered(versions),
+                                            byNetwork: ordered(networks))
+        }
+    }
+}
