@@ -129,6 +129,9 @@ struct HTTPServerTests {
         #expect(parts.count == 3)
         #expect(parts.first == "\(body.count)")
         #expect(parts.dropFirst().first == "\(body.count)")
+        // The file is deleted when libmicrohttpd reports the request complete, which may come
+        // just after the client has read the answer; stopping the daemon waits for that callback.
+        server.stop()
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: spool.url.path)
         #expect(leftovers.isEmpty)
     }

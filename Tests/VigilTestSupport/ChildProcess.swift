@@ -46,13 +46,12 @@ public enum ChildProcess {
                 group.leave()
             }
         }
+        // Foundation's waitUntilExit() spins a run loop on Linux and burns a core while it
+        // waits; the termination handler wakes us instead.
+        let finished = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in finished.signal() }
         let started = Date()
         try process.run()
-        let finished = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            process.waitUntilExit()
-            finished.signal()
-        }
         var timedOut = false
         if finished.wait(timeout: .now() + timeout) == .timedOut {
             timedOut = true
