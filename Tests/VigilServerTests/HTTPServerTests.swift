@@ -101,6 +101,59 @@ struct HTTPServerTests {
         #expect(try client.get("/hello/x").status == 200)
     }
 
+    @Test("a declared oversized body is read and dropped, so the client gets the 413 rather than a reset")
+    func oversizedBodiesAreDrained() throws {
+        let (server, client) = try Self.start()
+        defer { server.stop() }
+        let big = Data(count: (1 << 20) + 300_000)
+        for _ in 0..<8 {
+            let answer = try client.post("/echo", big)
+            #expect(answer.status == 413)
+            #expect((answer.json["reason"] as? String)?.contains("accepts at most") == true)
+        }
+    }
+
+    @Test("a client that expects 100-continue is refused before it sends an oversized body")
+    func expectContinueIsRefusedEarly() throws {
+        let (server, _) = try Self.start()
+        defer { server.stop() }
+        let head = "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10737418240\r\n"
+            + "Expect: 100-continue\r\nConnection: close\r\n\r\n"
+        let answer = try Self.rawExchange(port: server.port, request: Data(head.utf8))
+        #expect(answer.hasPrefix("HTTP/1.1 413"))
+        #expect(!answer.contains("100 Continue"))
+        #expect(answer.contains("body_too_large"))
+    }
+
+    /// Writes `request` on a fresh loopback connection and reads until the server closes it.
+    private static func rawExchange(port: UInt16, request: Data) throws -> String {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestSupportError("socket: errno \(errno)") }
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw TestSupportError("connect: errno \(errno)") }
+        let sent = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == request.count else { throw TestSupportError("send: errno \(errno)") }
+        var answer = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            answer.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
     @Test("corrupt or truncated gzip is a 400 and an unknown encoding a 415")
     func badEncodings() throws {
         let (server, client) = try Self.start()

@@ -3,8 +3,10 @@ import Foundation
 /// How a route receives its request body: the size limits and where the bytes are kept.
 ///
 /// Limits are checked while the body arrives: a `Content-Length` over ``maxBytes`` is refused
-/// before a byte is read, a chunked body as soon as it passes the limit, and a gzip body as soon
+/// before a byte is stored, a chunked body as soon as it passes the limit, and a gzip body as soon
 /// as its inflated size passes ``maxDecodedBytes`` (so a gzip bomb costs at most that much memory).
+/// A refused body up to ``drainLimit`` bytes is read and dropped before the 413 goes out, so the
+/// client reads the answer instead of a reset; past that the connection is closed.
 public struct BodyPolicy: Sendable, Hashable {
     /// Where a body is kept while it arrives.
     public enum Storage: Sendable, Hashable {
@@ -30,6 +32,10 @@ public struct BodyPolicy: Sendable, Hashable {
         self.acceptsGzip = acceptsGzip
         self.storage = storage
     }
+
+    /// How many bytes of a refused body are read and dropped before the connection is closed:
+    /// twice the limit plus 1 MiB.
+    public var drainLimit: Int64 { maxBytes &* 2 &+ (1 << 20) }
 
     /// For requests that carry no body (GET): anything over 64 KiB is refused.
     public static let small = BodyPolicy(maxBytes: 64 * 1024, acceptsGzip: false)

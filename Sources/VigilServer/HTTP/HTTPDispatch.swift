@@ -46,13 +46,24 @@ final class HTTPDispatch: Sendable {
                 }
                 gzip = true
             }
+            var refusal: HTTPError?
             if let lengthText = headers["content-length"], let length = Int64(lengthText), length > policy.maxBytes {
-                return early(.tooLarge("the body is \(length) bytes; this endpoint accepts at most \(policy.maxBytes)"),
-                             route: route, started: started)
+                let tooLarge = HTTPError.tooLarge(
+                    "the body is \(length) bytes; this endpoint accepts at most \(policy.maxBytes)")
+                // A client that asked for `100-continue` is told before it sends the body. One
+                // that is already sending a modestly oversized body has it read and dropped, so it
+                // sees the 413 instead of a connection reset mid-upload; an absurd size is
+                // answered at once.
+                let expectsContinue = headers["expect"]?.lowercased().contains("100-continue") == true
+                if expectsContinue || length > policy.drainLimit {
+                    return early(tooLarge, route: route, started: started)
+                }
+                refusal = tooLarge
             }
             do {
                 let state = try RequestState(route: route, parameters: parameters, method: method, path: path,
-                                             headers: headers, query: query, gzip: gzip, started: started)
+                                             headers: headers, query: query, gzip: gzip, started: started,
+                                             refusal: refusal)
                 return .receive(state)
             } catch {
                 return early(HTTPError(status: 500, code: "internal_error", reason: "cannot receive the body: \(error)"),
@@ -135,7 +146,8 @@ final class RequestState {
     private var file: (url: URL, descriptor: Int32)?
 
     init(route: HTTPRoute, parameters: [String: String], method: String, path: String,
-         headers: [String: String], query: [String: String], gzip: Bool, started: UInt64) throws {
+         headers: [String: String], query: [String: String], gzip: Bool, started: UInt64,
+         refusal: HTTPError? = nil) throws {
         self.route = route
         self.parameters = parameters
         self.method = method
@@ -143,6 +155,11 @@ final class RequestState {
         self.headers = headers
         self.query = query
         self.started = started
+        if let refusal {
+            // The body is only drained: no inflater, no file, no buffer.
+            failure = refusal
+            return
+        }
         if gzip { inflater = try GzipInflater(limit: route.body.maxDecodedBytes) }
         if case .temporaryFile(let directory) = route.body.storage {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -162,7 +179,7 @@ final class RequestState {
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
         received += Int64(bytes.count)
         if failure != nil {
-            return received <= route.body.maxBytes * 2 + 1 << 20
+            return received <= route.body.drainLimit
         }
         if received > route.body.maxBytes {
             fail(.tooLarge("the body passed \(route.body.maxBytes) bytes, the most this endpoint accepts"))
