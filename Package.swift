@@ -86,11 +86,18 @@ let package = Package(
         .target(name: "VigilTestSupport", dependencies: ["VigilCore"], path: "Tests/VigilTestSupport"),
         .testTarget(name: "VigilCoreTests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilCLITests", dependencies: ["VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilServerTests", dependencies: ["VigilServer", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilSymbolsTests", dependencies: ["VigilSymbols", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilReportsTests", dependencies: ["VigilReports", "VigilSymbols", "VigilCore", "VigilTestSupport"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "VigilRuntimeTests", dependencies: ["VigilRuntime", "CVigilRuntime", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilTests", dependencies: ["Vigil", "VigilCore", "VigilTransport", "VigilTestSupport"]),
         .testTarget(name: "VigilStoreTests", dependencies: ["VigilStore", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilTransportTests", dependencies: [
             "VigilTransport", "VigilStore", "VigilCore", "VigilTestSupport",
+        ]),
+        .testTarget(name: "VigilCrashTests", dependencies: [
+            "Vigil", "VigilRuntime", "CVigilRuntime", "VigilCore", "VigilStore", "VigilTestSupport", "CZlib",
         ]),
         .testTarget(name: "VigilLaunchTests", dependencies: ["VigilLaunch", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilBLETests", dependencies: ["VigilBLE", "VigilBLESimulation", "VigilCore", "VigilTestSupport"]),

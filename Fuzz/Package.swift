@@ -15,8 +15,8 @@ let package = Package(
     targets: [
         // The declaration of libFuzzer's driver, which each target's entry point calls.
         .target(name: "CFuzzDriver", path: "Driver"),
-        // The input cursor and invariant check the targets share.
-        .target(name: "FuzzSupport", path: "Support"),
+        // Helpers the targets share: an input cursor, an invariant check, a value differ.
+        .target(name: "FuzzSupport", path: "Support/FuzzSupport"),
         // Segment files as recovery reads them (VigilStore).
         .executableTarget(name: "FuzzSegmentRecovery", dependencies: ["CFuzzDriver", 
             .product(name: "VigilStore", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
@@ -27,15 +27,23 @@ let package = Package(
         .executableTarget(name: "FuzzRemoteConfig", dependencies: ["CFuzzDriver", .product(name: "VigilCore", package: "Vigil")]),
         // gzip bodies (VigilTransport's bounded inflate).
         .executableTarget(name: "FuzzGzip", dependencies: ["CFuzzDriver", .product(name: "VigilTransport", package: "Vigil")]),
+        // Raw crash reports as the next launch reads them (VigilRuntime, inside the Vigil product).
+        .executableTarget(name: "FuzzRawCrashReport", dependencies: ["CFuzzDriver", .product(name: "Vigil", package: "Vigil")]),
+        // Ingest bodies as POST /api/v1/events reads them (VigilServer's event batch decoder).
+        .executableTarget(name: "FuzzEventBatch", dependencies: ["CFuzzDriver",
+            .product(name: "VigilServer", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
+        ]),
         // The /proc parsers and the process start time (VigilCore's ProcFS).
         .executableTarget(name: "FuzzProcFS", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilCore", package: "Vigil")]),
         // RFC 3339 timestamps (VigilCore's Timestamp).
         .executableTarget(name: "FuzzTimestamp", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilCore", package: "Vigil")]),
         // Hex addresses (VigilCore's Address).
         .executableTarget(name: "FuzzAddress", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilCore", package: "Vigil")]),
-        // Event batches as the server ingests them, sanitized and re-encoded (VigilCore, VigilStore's writer).
-        .executableTarget(name: "FuzzEventBatch", dependencies: ["CFuzzDriver", "FuzzSupport",
+        // Event batches through EventJSON, the sanitizer and both encoders, against the server's decoder
+        // (VigilCore, VigilStore's EventJSONWriter, VigilServer's EventBatchDecoder).
+        .executableTarget(name: "FuzzEventRoundTrip", dependencies: ["CFuzzDriver", "FuzzSupport",
             .product(name: "VigilCore", package: "Vigil"), .product(name: "VigilStore", package: "Vigil"),
+            .product(name: "VigilServer", package: "Vigil"),
         ]),
         // Launch graph files (VigilLaunch's LaunchGraphFile), simulated.
         .executableTarget(name: "FuzzLaunchGraphFile", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilLaunch", package: "Vigil")]),
@@ -53,6 +61,14 @@ let package = Package(
         .executableTarget(name: "FuzzTransferReceiver", dependencies: ["CFuzzDriver", "FuzzSupport",
             .product(name: "VigilBLE", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
         ]),
+        // Crash reports in every format, then classification, fingerprints and every writer (VigilReports).
+        .target(name: "ReportFuzzing", dependencies: [.product(name: "VigilReports", package: "Vigil")], path: "Support/ReportFuzzing"),
+        .executableTarget(name: "FuzzReportIPS", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        .executableTarget(name: "FuzzReportAppleText", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        .executableTarget(name: "FuzzReportMetricKit", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        .executableTarget(name: "FuzzReportVigilEvent", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        // Symbol uploads: zip, tar, tar.gz and bare object files (VigilServer's archive readers).
+        .executableTarget(name: "FuzzSymbolArchive", dependencies: ["CFuzzDriver", .product(name: "VigilServer", package: "Vigil")]),
     ],
     swiftLanguageModes: [.v6]
 )

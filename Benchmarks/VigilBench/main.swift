@@ -7,7 +7,10 @@ let commands: [any Command.Type] = [
     MonitoringBenchmark.self,
     StoreBenchmark.self,
     LaunchBenchmark.self,
+    ReportsBenchmark.self,
+    ServerBenchmark.self,
     BLEBenchmark.self,
+    CrashBenchmark.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil-bench", commands: commands))

@@ -42,6 +42,12 @@ public enum Vigil {
             }
             let session = MonitoringSession(setup: setup, sink: sink)
             delivery?.start()
+            // Crash capture first: the handler is armed now, and the recovery of earlier runs'
+            // reports is queued ahead of the session's leftover-marker report (a marker of a
+            // session that crashed is folded into its crash event).
+            var flush: (@Sendable () -> Bool)?
+            if let store = delivery?.store { flush = { store.flush() } }
+            CrashCapture.shared.start(setup: setup, sink: sink, session: session.session, queue: session.queue, flush: flush)
             session.start(at: instant)
             return session
         }
@@ -52,6 +58,7 @@ public enum Vigil {
     /// orderly shutdown, tools and tests; an app normally never calls it.
     public static func stop() {
         SessionSlot.shared.take()?.stop()
+        CrashCapture.shared.stop()
         EventDelivery.stopCurrent()
     }
 

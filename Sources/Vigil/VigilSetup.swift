@@ -45,6 +45,8 @@ public struct VigilSetup: Sendable {
     public var resourceReportIntervalMs: Double
     /// The time source; tests may inject another.
     public var clock: any VigilClock
+    /// Crash capture settings (the kill switch is the `crash` module of ``monitoring``).
+    public var crash = CrashCaptureOptions()
 
     /// A setup for `app` with every default.
     public init(app: AppInfo, device: DeviceInfo = .current, monitoring: VigilConfiguration = VigilConfiguration(),

@@ -26,6 +26,12 @@ enum EventSummary {
         case .resource(let resource):
             return "resource: CPU \(String(format: "%.1f", resource.cpuPercent))%, memory \(resource.memoryBytes / 1024) KiB"
                 + (resource.cpuBlock.map { String(format: ", CPU block %.0f%%", $0.averagePercent) } ?? "")
+        case .crash(let crash):
+            let crashed = crash.threads.first { $0.crashed }
+            return "crash: \(crash.signal ?? "?") \(crash.code ?? "")"
+                + (crash.faultAddress.map { " at \($0.hex)" } ?? "")
+                + ", \(crash.threads.count) threads, crashed thread \(crashed?.name ?? "-") \(crashed?.frames.count ?? 0) frames"
+                + (crash.exception?.reason.map { ", \"\($0)\"" } ?? "") + (crash.fatalHang ? ", during a hang" : "")
         default:
             return "\(event.type.rawValue)"
         }

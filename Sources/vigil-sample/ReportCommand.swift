@@ -11,6 +11,7 @@ enum ReportCommand: Command {
     static let summary = "print events from JSON-lines files, stacks symbolicated with llvm-symbolizer"
     static let usage = """
         usage: vigil-sample report FILE... [--frames N]
+               vigil-sample report --out FILE [--data-dir DIR]   (recover crash reports; see crash)
 
           --frames N   frames printed per stack (default 12)
 
@@ -19,6 +20,8 @@ enum ReportCommand: Command {
         """
 
     static func run(_ words: [String]) throws -> Int32 {
+        // `report --out FILE [--data-dir DIR]`: recover pending crash reports (CrashRecoveryReport).
+        if CrashRecoveryReport.handles(words) { return try CrashRecoveryReport.run(words) }
         let arguments = try Arguments(words, valued: ["frames"])
         let unknown = arguments.unknown(allowedFlags: [], allowedValues: ["frames"])
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -60,6 +63,8 @@ enum ReportCommand: Command {
         switch event.payload {
         case .hang(let hang):
             return hang.hotStack.map { [("hot stack (innermost first)", $0)] } ?? []
+        case .crash(let crash):
+            return crash.threads.filter(\.crashed).map { ("crashed thread \($0.name ?? "")", $0.frames) }
         case .frames(let frames):
             return (frames.frozenFrames ?? []).compactMap { frozen in
                 frozen.stack.map { (String(format: "frozen frame of %.0f ms, main thread", frozen.durationMs), $0) }

@@ -9,6 +9,7 @@ let commands: [any Command.Type] = [
     WorkCommand.self,
     ReportCommand.self,
     StoreStressCommand.self,
+    CrashCommand.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil-sample", commands: commands))

@@ -1,51 +1,22 @@
 import CFuzzDriver
 import Foundation
-import FuzzSupport
 import VigilCore
-import VigilStore
+import VigilServer
 
-/// Reads the input as an ingest body the way the server does (repair UTF-8, decode the batch
-/// event by event), then sanitizes and re-encodes every event: never a trap; every slot is
-/// accounted for; sanitizing twice changes nothing the second time; and decode → sanitize →
-/// encode → decode gives an equal event, through `EventJSON` and through the store's
-/// `EventJSONWriter` alike.
+/// Decodes the input as an ingest body (JSON array or JSON lines) the way `POST /api/v1/events`
+/// does: it must never trap, and every event it accepts must survive encoding and decoding
+/// again unchanged.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEventBatch(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let body = EventSanitizer.repairUTF8(Data(bytes: data, count: size))
-    fuzzCheck(String(validating: body, as: UTF8.self) != nil, "repairUTF8 left invalid UTF-8")
-    guard let results = try? EventJSON.decodeBatch(body) else { return 0 }
-    let sanitizer = EventSanitizer()
-    for (index, result) in results.enumerated() {
-        switch result {
-        case .failure(let failure):
-            fuzzCheck(failure.index == index && !failure.reason.isEmpty, "slot \(index) failed as \(failure)")
-            fuzzCheck((failure.id?.count ?? 0) <= 64, "a failure echoes an id of \(failure.id?.count ?? 0) characters")
-        case .success(let event):
-            var clean = event
-            sanitizer.sanitize(&clean)
-            var twice = clean
-            let second = sanitizer.sanitize(&twice)
-            fuzzCheck(!second.changed && twice == clean,
-                      "sanitizing twice changed \(second): " + (firstDifference(clean, twice) ?? "no leaf differs"))
-
-            guard let encoded = try? EventJSON.encode(clean) else { fatalError("a sanitized event does not encode") }
-            let decoded: Event
-            do { decoded = try EventJSON.decode(encoded) } catch {
-                fatalError("EventJSON output does not decode: \(EventJSON.describe(error))\n"
-                    + String(decoding: encoded, as: UTF8.self))
-            }
-            fuzzCheck(decoded == clean, "decode → sanitize → encode → decode changed "
-                + (firstDifference(clean, decoded) ?? "the event (no leaf differs)") + "\n" + String(decoding: encoded, as: UTF8.self))
-
-            let written = EventJSONWriter.encode(clean)
-            let read: Event
-            do { read = try EventJSON.decode(written) } catch {
-                fatalError("EventJSONWriter output does not decode: \(EventJSON.describe(error))\n"
-                    + String(decoding: written, as: UTF8.self))
-            }
-            fuzzCheck(read == clean, "EventJSONWriter changed " + (firstDifference(clean, read) ?? "the event (no leaf differs)")
-                + "\n" + String(decoding: written, as: UTF8.self))
+    let input = Data(bytes: data, count: size)
+    guard let slots = try? EventBatchDecoder.decode(input) else { return 0 }
+    for slot in slots {
+        guard case .success(let decoded) = slot else { continue }
+        guard let encoded = try? EventJSON.encode(decoded.event),
+              let again = try? EventBatchDecoder.decode(encoded).first?.get() else {
+            fatalError("an accepted event does not decode after encoding: \(decoded.event.id)")
         }
+        if again.event != decoded.event { fatalError("an accepted event changed in a round trip: \(decoded.event.id)") }
     }
     return 0
 }

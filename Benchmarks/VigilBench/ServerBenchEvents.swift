@@ -1,0 +1,110 @@
+import Foundation
+import VigilCore
+
+/// Batches of realistic events for the server benchmark: one template batch encoded once, then
+/// copied per request with fresh ids written over the template's (fixed-width) id bytes, so the
+/// load generator spends next to nothing making them.
+struct ServerBenchEvents {
+    /// The encoded template batch.
+    let template: Data
+    /// Byte offsets of each event's id (36 characters) in ``template``.
+    let idOffsets: [Int]
+
+    /// The mix, per 100 events: 40 network, 20 frames, 10 spans, 10 logs, 8 launches, 7 hangs,
+    /// 5 crashes — what an app's upload looks like, with stacks on hangs and crashes.
+    init(batchSize: Int, seed: UInt64) throws {
+        var generator = SeededGenerator(seed: seed)
+        let app = AppInfo(id: "com.example.shop", version: "3.2.0", build: "412")
+        let device = DeviceInfo(model: "iPhone14,2", os: "iOS", osVersion: "18.1", arch: "arm64")
+        let shop = ImageInfo(name: "Shop", id: "82D13D98-219E-3040-B62A-07A297007A7C", arch: "arm64",
+                             loadAddress: Address(0x1_0223_0000), size: 0x80000,
+                             path: "/private/var/containers/Bundle/Application/X/Shop.app/Shop")
+        let kernel = ImageInfo(name: "libsystem_kernel.dylib", id: "5C7B6E2A-1111-3A2B-9C4D-00000000AAAA", arch: "arm64",
+                               loadAddress: Address(0x1_e000_0000), size: 0x40000, path: "/usr/lib/system/libsystem_kernel.dylib")
+        let pages = ["CheckoutViewController", "CartViewController", "HomeViewController", "SearchViewController",
+                     "ProductViewController", "ProfileViewController"]
+        let templates = ["/users/:id/orders", "/products/:id", "/search", "/cart/:id/items", "/images/:id", "/recommendations"]
+        let sessions = (0..<20).map { _ in UUID() }
+        let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded() / 1000 - 3600)
+        var events: [Event] = []
+        for index in 0..<batchSize {
+            let slot = index % 100
+            let time = start.addingTimeInterval(Double(index))
+            let page = pages[Int.random(in: 0..<pages.count, using: &generator)]
+            let session = sessions[Int.random(in: 0..<sessions.count, using: &generator)]
+            let id = UUID(uuidString: String(format: "00000000-0000-4000-8000-%012X", index))!
+            let stack = (0..<Int.random(in: 12...28, using: &generator)).map { depth -> Address in
+                depth < 3 ? Address(0x1_e000_1000 + UInt64(depth) * 0x40)
+                          : Address(0x1_0223_0000 + UInt64.random(in: 0x1000...0x7f000, using: &generator) & ~3)
+            }
+            let payload: EventPayload
+            var images: [ImageInfo]?
+            switch slot {
+            case 0..<40:
+                let total = Double.random(in: 40...900, using: &generator)
+                payload = .network(NetworkPayload(method: slot % 5 == 0 ? "POST" : "GET",
+                                                  urlTemplate: "https://api.example.com" + templates[slot % templates.count],
+                                                  host: "api.example.com", status: slot % 17 == 0 ? 503 : 200,
+                                                  bytesSent: 600, bytesReceived: Int64.random(in: 500...90_000, using: &generator),
+                                                  timings: NetworkTimings(dns: 8, connect: 22, tls: 35, request: 1, ttfb: total * 0.6,
+                                                                          response: total * 0.2, total: total),
+                                                  reusedConnection: slot % 3 == 0, protocol: "h2",
+                                                  traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7"))
+            case 40..<60:
+                let frozen = slot == 41 ? 1 : 0
+                payload = .frames(FramesPayload(page: page, windowStart: time, windowEnd: time.addingTimeInterval(5), frames: 290,
+                                                fps: 58, refreshRate: 60, dropped: Int.random(in: 0...30, using: &generator),
+                                                slow: Int.random(in: 0...4, using: &generator), severe: slot % 7 == 0 ? 1 : 0,
+                                                frozen: frozen, durationMs: frozen == 1 ? 850 : nil,
+                                                stack: frozen == 1 ? stack : nil))
+                if frozen == 1 { images = [shop, kernel] }
+            case 60..<70:
+                payload = .span(SpanPayload(traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: String(format: "%016x", slot),
+                                            name: ["ble.connect", "db.query", "image.decode"][slot % 3], kind: .client,
+                                            start: time, end: time.addingTimeInterval(0.12), status: .ok,
+                                            attributes: ["peer.id": "T-100", "mtu": 247]))
+            case 70..<80:
+                payload = .log(LogPayload(level: .warn, message: "payment retried after a timeout", attributes: ["attempt": 2]))
+            case 80..<88:
+                payload = .launch(LaunchPayload(kind: slot % 4 == 0 ? .warm : .cold, processStart: time.addingTimeInterval(-2),
+                                                preMainMs: 300, mainToDidFinishMs: 400,
+                                                ttidMs: Double.random(in: 700...1600, using: &generator),
+                                                ttfdMs: Double.random(in: 1200...2600, using: &generator), pageFaults: 5000))
+            case 88..<95:
+                images = [shop, kernel]
+                let duration = Double.random(in: 2000...6000, using: &generator)
+                payload = .hang(HangPayload(start: time, end: time.addingTimeInterval(duration / 1000), durationMs: duration,
+                                            kind: .fullyBlocking, thresholdMs: 2000, runLoopActivity: "beforeSources",
+                                            stacks: [StackCount(frames: stack, count: 30), StackCount(frames: Array(stack.dropFirst(2)), count: 10)],
+                                            hotStack: Array(stack.suffix(from: 3)), sampleCount: 40, cpuPercent: 96,
+                                            memoryBytes: 180_000_000))
+            default:
+                images = [shop, kernel]
+                payload = .crash(CrashPayload(signal: "SIGSEGV", code: "SEGV_MAPERR", faultAddress: Address(0x10),
+                                              threads: [CrashThread(crashed: true, name: "main", frames: stack),
+                                                        CrashThread(crashed: false, name: "com.apple.network", frames: Array(stack.prefix(6)))],
+                                              registers: ["pc": stack[0], "lr": stack[1], "sp": Address(0x16f_dff000)]))
+            }
+            events.append(Event(id: id, time: time, session: session, app: app, device: device,
+                                context: EventContext(page: page, appState: "foreground", network: "wifi"),
+                                tags: ["experiment": "b"], images: images, payload: payload))
+        }
+        template = try EventJSON.makeEncoder().encode(events)
+        let bytes = [UInt8](template)
+        idOffsets = events.map { event in
+            let needle = Array("\"id\":\"\(event.id.uuidString)\"".utf8)
+            let at = (0...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+            return (at ?? 0) + 6
+        }
+    }
+
+    /// The template with every id's first 16 hex digits replaced by `client` and `sequence`.
+    func batch(client: Int, sequence: Int) -> Data {
+        var copy = [UInt8](template)
+        let prefix = Array(String(format: "%08X-%04X-4", UInt32(truncatingIfNeeded: sequence), UInt16(truncatingIfNeeded: client)).utf8)
+        for offset in idOffsets {
+            for (index, byte) in prefix.enumerated() { copy[offset + index] = byte }
+        }
+        return Data(copy)
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// A binary image (executable, framework, dylib) loaded in the process.
+public struct BinaryImage: Sendable, Hashable, Codable {
+    /// File name, e.g. `TouchCanvas`, `UIKitCore`, `libswiftCore.dylib`.
+    public var name: String
+    /// Build UUID in canonical form (uppercase, dashed), the key to its dSYM, or an ELF GNU
+    /// build id in lowercase hex; nil when unknown.
+    public var uuid: String?
+    /// Architecture, e.g. `arm64`, `arm64e`, `x86_64`.
+    public var arch: String?
+    /// Load address (the image's Mach-O header in memory).
+    public var base: UInt64
+    /// Bytes from ``base`` to the end of the image, when known.
+    public var size: UInt64?
+    /// Path on the device, when known.
+    public var path: String?
+    /// Bundle identifier (macOS text reports name images by it), when known.
+    public var bundleID: String?
+    /// Version as written, e.g. `400.9.4 - 1.0.0`.
+    public var version: String?
+    /// Apple's region type letter from `.ips` (`P` process, `S` shared cache, `A` absolute…).
+    public var source: String?
+    /// Whether the image belongs to the app rather than to the system.
+    public var origin: ImageOrigin
+
+    public init(name: String, uuid: String?, arch: String? = nil, base: UInt64, size: UInt64? = nil,
+                path: String? = nil, bundleID: String? = nil, version: String? = nil, source: String? = nil,
+                origin: ImageOrigin? = nil) {
+        self.name = name
+        self.uuid = uuid.flatMap(ImageUUID.normalized)
+        self.arch = arch
+        self.base = base
+        self.size = size
+        self.path = path
+        self.bundleID = bundleID
+        self.version = version
+        self.source = source
+        self.origin = origin ?? ImageOrigin.guess(name: name, path: path)
+    }
+
+    /// Whether `address` falls inside the image (needs a size).
+    public func contains(_ address: UInt64) -> Bool {
+        guard let size, address >= base else { return false }
+        return address - base < size
+    }
+}
+
+/// Whether an image ships with the app or with the operating system.
+public enum ImageOrigin: String, Sendable, Hashable, Codable {
+    /// Part of the app: its executable, embedded frameworks, extensions.
+    case app
+    /// Part of the operating system.
+    case system
+    /// The report gives no way to tell.
+    case unknown
+
+    /// Judges an image by its path (app bundles live under `/Bundle/Application/`, `.app/`;
+    /// the system under `/System/`, `/usr/lib/`…) or, without a path, by well-known system
+    /// library and framework names.
+    public static func guess(name: String, path: String?) -> ImageOrigin {
+        if let path, !path.isEmpty, path != "???" {
+            let systemPrefixes = ["/System/", "/usr/lib/", "/usr/libexec/", "/Library/Apple/", "/private/preboot/Cryptexes/",
+                                  "/System/Cryptexes/", "/Developer/", "/usr/share/", "/sbin/", "/bin/", "/usr/bin/",
+                                  "/usr/sbin/", "/Applications/Xcode"]
+            if path == "/usr/lib/dyld" || systemPrefixes.contains(where: { path.hasPrefix($0) }) {
+                // Xcode's simulator runtimes put system images under CoreSimulator paths too.
+                return .system
+            }
+            if path.contains("/CoreSimulator/") && path.contains("/RuntimeRoot/") { return .system }
+            if path.contains("/Bundle/Application/") || path.contains(".app/") || path.hasSuffix(".app")
+                || path.contains("/Containers/") || path.hasPrefix("/Users/") || path.hasPrefix("/Applications/")
+                || path.hasPrefix("/private/var/") || path.hasPrefix("/var/") {
+                return .app
+            }
+            return .unknown
+        }
+        return SystemLibraryNames.isSystem(name) ? .system : .unknown
+    }
+}
+
+/// Canonical spelling of build UUIDs.
+public enum ImageUUID {
+    /// Uppercase `8-4-4-4-12` form of a UUID written with or without dashes, braces or angle
+    /// brackets; nil when `text` is not 32 hex digits. The all-zero UUID (Apple's placeholder
+    /// for unknown images) is nil too.
+    public static func canonical(_ text: String) -> String? {
+        var digits: [Character] = []
+        digits.reserveCapacity(32)
+        for character in text where character != "-" && character != "<" && character != ">" && character != " "
+            && character != "{" && character != "}" {
+            guard character.isHexDigit else { return nil }
+            digits.append(Character(character.uppercased()))
+        }
+        guard digits.count == 32, digits.contains(where: { $0 != "0" }) else { return nil }
+        let text = String(digits)
+        let parts = [text.prefix(8), text.dropFirst(8).prefix(4), text.dropFirst(12).prefix(4),
+                     text.dropFirst(16).prefix(4), text.dropFirst(20)]
+        return parts.joined(separator: "-")
+    }
+
+    /// ``canonical(_:)`` for 32-digit UUIDs; other hex identifiers of 8 to 128 digits (ELF
+    /// GNU build ids) in lowercase; nil for anything else and for all-zero identifiers.
+    public static func normalized(_ text: String) -> String? {
+        if let uuid = canonical(text) { return uuid }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.count >= 8, trimmed.count <= 128, trimmed.allSatisfy(\.isHexDigit),
+              trimmed.contains(where: { $0 != "0" }) else { return nil }
+        return trimmed.lowercased()
+    }
+
+    /// Lowercase hex without dashes, the way Apple's text reports write UUIDs.
+    public static func compact(_ uuid: String) -> String {
+        uuid.replacingOccurrences(of: "-", with: "").lowercased()
+    }
+}

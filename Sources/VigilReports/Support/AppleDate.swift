@@ -1,0 +1,104 @@
+import Foundation
+
+/// Apple's report timestamps: `2026-03-17 22:50:41.6409 -0700`, `2019-01-09 17:42:22 +0000`,
+/// `2022-09-28 10:59:30` (no zone: read as UTC).
+enum AppleDate {
+    /// Parses an Apple report timestamp; nil for anything else.
+    static func parse(_ text: String) -> Date? {
+        let bytes = Array(text.trimmingCharacters(in: .whitespaces).utf8)
+        var index = 0
+        func number(_ count: Int) -> Int? {
+            guard index + count <= bytes.count else { return nil }
+            var value = 0
+            for _ in 0..<count {
+                let byte = bytes[index]
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+                index += 1
+            }
+            return value
+        }
+        func expect(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+        guard let year = number(4), expect(0x2D), let month = number(2), expect(0x2D), let day = number(2),
+              index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x54 else { return nil }
+        index += 1
+        guard let hour = number(2), expect(0x3A), let minute = number(2), expect(0x3A), let second = number(2),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        var fraction = 0.0
+        if index < bytes.count, bytes[index] == 0x2E {
+            index += 1
+            var scale = 0.1
+            var digits = 0
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39, digits < 9 {
+                fraction += Double(bytes[index] - 0x30) * scale
+                scale /= 10
+                index += 1
+                digits += 1
+            }
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+        }
+        var offsetSeconds = 0
+        while index < bytes.count, bytes[index] == 0x20 { index += 1 }
+        if index < bytes.count {
+            if bytes[index] == 0x5A {
+                index += 1
+            } else if bytes[index] == 0x2B || bytes[index] == 0x2D {
+                let sign = bytes[index] == 0x2D ? -1 : 1
+                index += 1
+                guard let hours = number(2) else { return nil }
+                _ = expect(0x3A)
+                guard let minutes = number(2), hours < 24, minutes < 60 else { return nil }
+                offsetSeconds = sign * (hours * 3600 + minutes * 60)
+            } else {
+                return nil
+            }
+        }
+        guard index == bytes.count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    /// Formats `date` the way `.ips` files write `captureTime`, in UTC:
+    /// `2026-03-17 22:50:41.6409 +0000`.
+    static func format(_ date: Date) -> String {
+        let total = date.timeIntervalSince1970
+        guard total.isFinite else { return "1970-01-01 00:00:00.0000 +0000" }
+        let clamped = min(max(total, -62_135_596_800), 253_402_300_799)
+        var seconds = Int(clamped.rounded(.down))
+        let fraction = Int(((clamped - Double(seconds)) * 10_000).rounded(.down))
+        var days = seconds / 86_400
+        seconds -= days * 86_400
+        if seconds < 0 { seconds += 86_400; days -= 1 }
+        let (year, month, day) = civil(fromDays: days)
+        return String(format: "%04d-%02d-%02d %02d:%02d:%02d.%04d +0000", year, month, day,
+                      seconds / 3600, (seconds / 60) % 60, seconds % 60, min(fraction, 9999))
+    }
+
+    // Howard Hinnant's days-from-civil algorithm.
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    private static func civil(fromDays days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

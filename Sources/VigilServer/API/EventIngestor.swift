@@ -1,0 +1,183 @@
+import Foundation
+import VigilCore
+
+/// Turns one `POST /api/v1/events` body into stored rows: decodes each event on its own,
+/// validates and sanitizes it, and writes the good ones in one transaction; an id the project
+/// already has is accepted and not stored again.
+///
+/// Threading: safe to share; every call is independent. Cost: decoding dominates (see
+/// ``EventBatchDecoder``); a clean event is stored as sent, a changed one is re-encoded.
+public final class EventIngestor: Sendable {
+    /// What happened to one batch.
+    public struct Outcome: Sendable {
+        /// Ids (as sent) of every event the server now holds: stored now or earlier.
+        public var accepted: [String] = []
+        /// Events refused, with reasons.
+        public var rejected: [EventRejection] = []
+        /// How many were newly stored.
+        public var stored = 0
+        /// How many were already stored (same id).
+        public var duplicates = 0
+        /// How many the sanitizer changed.
+        public var sanitized = 0
+
+        /// The answer body: `{"accepted": [...], "rejected": [{"index", "id", "reason"}], "stored": n}`.
+        public func json() -> Data {
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("accepted")
+            writer.beginArray()
+            for id in accepted { writer.string(id) }
+            writer.endArray()
+            writer.key("rejected")
+            writer.beginArray()
+            for rejection in rejected {
+                writer.beginObject()
+                writer.key("index"); writer.number(rejection.index)
+                writer.key("id"); writer.string(rejection.id)
+                writer.key("reason"); writer.string(rejection.reason)
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.key("stored"); writer.number(stored)
+            writer.key("duplicates"); writer.number(duplicates)
+            writer.endObject()
+            return writer.data
+        }
+    }
+
+    /// Which decoder reads bodies; ``EventJSON`` only for comparisons.
+    public enum Decoder: String, Sendable {
+        case tape
+        case foundation
+    }
+
+    private let store: ServerStore
+    private let sanitizer: EventSanitizer
+    private let validator: EventValidator
+    private let clock: any VigilClock
+    private let decoder: Decoder
+
+    /// An ingestor writing to `store`.
+    public init(store: ServerStore, sanitizer: EventSanitizer = EventSanitizer(), validator: EventValidator = EventValidator(),
+                clock: any VigilClock = SystemClock(), decoder: Decoder = .tape) {
+        self.store = store
+        self.sanitizer = sanitizer
+        self.validator = validator
+        self.clock = clock
+        self.decoder = decoder
+    }
+
+    /// Reads, checks and stores `body` for project `projectID`.
+    ///
+    /// Throws ``EventBatchError`` when the body is neither a JSON array nor JSON lines, and
+    /// ``DatabaseError`` when the transaction fails (then nothing of the batch is stored).
+    public func ingest(_ body: Data, projectID: Int64) throws -> Outcome {
+        let now = clock.wallNow()
+        let slots = try decode(EventSanitizer.repairUTF8(body))
+        var outcome = Outcome()
+        var records: [EventRecord] = []
+        records.reserveCapacity(slots.count)
+        var seen = Set<String>()
+        // A slot's position is the event's index in the body (array index or non-empty line).
+        for (position, slot) in slots.enumerated() {
+            switch slot {
+            case .failure(let rejection):
+                outcome.rejected.append(rejection)
+            case .success(var decoded):
+                if let problem = validator.problem(in: decoded.event, now: now) {
+                    outcome.rejected.append(EventRejection(index: position, id: decoded.sentID, reason: problem,
+                                                           category: .invalid))
+                    continue
+                }
+                let report = sanitizer.sanitize(&decoded.event)
+                if report.changed { outcome.sanitized += 1 }
+                let record: EventRecord
+                do {
+                    record = try Self.record(decoded, reencode: report.changed)
+                } catch {
+                    outcome.rejected.append(EventRejection(index: position, id: decoded.sentID,
+                                                           reason: "cannot be stored: \(error)", category: .invalid))
+                    continue
+                }
+                outcome.accepted.append(decoded.sentID)
+                if seen.insert(record.id).inserted { records.append(record) }
+            }
+        }
+        let inserted = try store.insertEvents(projectID: projectID, records, receivedAt: now)
+        outcome.stored = inserted.count
+        outcome.duplicates = outcome.accepted.count - inserted.count
+        return outcome
+    }
+
+    private func decode(_ body: Data) throws -> [Result<EventBatchDecoder.Decoded, EventRejection>] {
+        switch decoder {
+        case .tape:
+            return try EventBatchDecoder.decode(body)
+        case .foundation:
+            return try EventJSON.decodeBatch(body).map { slot in
+                slot.map { EventBatchDecoder.Decoded(event: $0, sentID: $0.id.uuidString) }
+                    .mapError { EventRejection(index: $0.index, id: $0.id, reason: $0.reason) }
+            }
+        }
+    }
+
+    /// The row for a decoded event: columns from the (sanitized) event, JSON as sent when the
+    /// sanitizer changed nothing, re-encoded otherwise.
+    static func record(_ decoded: EventBatchDecoder.Decoded, reencode: Bool) throws -> EventRecord {
+        let event = decoded.event
+        let payloadJSON: String
+        let tagsJSON: String
+        let imagesJSON: String?
+        let contextJSON: String?
+        if reencode || decoded.rawPayload == nil {
+            let encoder = EventJSON.makeEncoder()
+            payloadJSON = String(decoding: try encodePayload(event.payload, encoder: encoder), as: UTF8.self)
+            tagsJSON = String(decoding: try encoder.encode(event.tags), as: UTF8.self)
+            imagesJSON = try event.images.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+            contextJSON = String(decoding: try encoder.encode(event.context), as: UTF8.self)
+        } else {
+            payloadJSON = decoded.rawPayload ?? "{}"
+            tagsJSON = decoded.rawTags ?? "{}"
+            imagesJSON = decoded.rawImages
+            contextJSON = decoded.rawContext
+        }
+        return EventRecord(id: event.id.uuidString, type: event.type.rawValue, occurredAt: ServerStore.millis(event.time),
+                           appID: event.app.id, appVersion: event.app.version, appBuild: event.app.build,
+                           os: event.device.os, osVersion: event.device.osVersion, deviceModel: event.device.model,
+                           page: page(of: event), sessionID: event.session.uuidString, durationMs: duration(of: event),
+                           tagsJSON: tagsJSON, payloadJSON: payloadJSON, imagesJSON: imagesJSON, contextJSON: contextJSON)
+    }
+
+    /// The page an event belongs to: its context's, or a frames window's own.
+    static func page(of event: Event) -> String? {
+        if let page = event.context.page, !page.isEmpty { return page }
+        if case .frames(let frames) = event.payload { return frames.page }
+        return nil
+    }
+
+    /// The event's headline duration in milliseconds (see ``EventRecord/durationMs``).
+    static func duration(of event: Event) -> Double? {
+        switch event.payload {
+        case .hang(let hang): return hang.durationMs
+        case .frames(let frames): return frames.durationMs
+        case .launch(let launch): return launch.ttidMs
+        case .network(let network): return network.timings.total
+        case .span(let span): return span.durationMs
+        case .crash, .resource, .log: return nil
+        }
+    }
+
+    static func encodePayload(_ payload: EventPayload, encoder: JSONEncoder) throws -> Data {
+        switch payload {
+        case .hang(let body): return try encoder.encode(body)
+        case .frames(let body): return try encoder.encode(body)
+        case .launch(let body): return try encoder.encode(body)
+        case .network(let body): return try encoder.encode(body)
+        case .crash(let body): return try encoder.encode(body)
+        case .resource(let body): return try encoder.encode(body)
+        case .span(let body): return try encoder.encode(body)
+        case .log(let body): return try encoder.encode(body)
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import VigilCore
+
+/// The parts every route handler shares: the store and the services around it.
+///
+/// Threading: immutable after start; every member is safe to share.
+public final class ServerContext: Sendable {
+    /// What the server was started with.
+    public let options: ServerOptions
+    /// The database.
+    public let store: ServerStore
+    /// Ingest keys, the admin token and sessions.
+    public let authenticator: Authenticator
+    /// Per-key request budget.
+    public let rateLimiter: RateLimiter
+    /// Turns event bodies into rows.
+    public let ingestor: EventIngestor
+    /// The processing workers.
+    public let processor: EventProcessor
+    /// Opened SymCaches shared by the workers.
+    public let symbolTables: SymbolTableCache
+    /// Counters for `/metrics`.
+    public let metrics: ServerMetrics
+    /// Aggregate views over the roll-ups.
+    public let insights: Insights
+    /// Builds and opens SymCaches, when plugged in.
+    public let symbolication: (any SymbolicationEngine)?
+    /// Reads crash-report files, when plugged in.
+    public let reportImporter: (any CrashReportImporter)?
+    /// Wall and monotonic time.
+    public let clock: any VigilClock
+
+    init(options: ServerOptions, store: ServerStore, authenticator: Authenticator, rateLimiter: RateLimiter,
+         ingestor: EventIngestor, processor: EventProcessor, symbolTables: SymbolTableCache, metrics: ServerMetrics,
+         symbolication: (any SymbolicationEngine)?, reportImporter: (any CrashReportImporter)?, clock: any VigilClock) {
+        self.options = options
+        self.store = store
+        self.authenticator = authenticator
+        self.rateLimiter = rateLimiter
+        self.ingestor = ingestor
+        self.processor = processor
+        self.symbolTables = symbolTables
+        self.metrics = metrics
+        self.insights = Insights(store: store)
+        self.symbolication = symbolication
+        self.reportImporter = reportImporter
+        self.clock = clock
+    }
+
+    /// The project a request names with `?project=` (the default project otherwise); 404 when unknown.
+    public func project(for request: HTTPRequest) throws -> Project {
+        let name = request.query["project"].flatMap { $0.isEmpty ? nil : $0 } ?? options.defaultProject
+        guard let project = try store.project(named: name) else {
+            throw HTTPError.notFound("no project named \"\(name.prefix(100))\"; `vigil projects create NAME` makes one")
+        }
+        return project
+    }
+
+    /// Throws 401 unless the request carries the admin token or a dashboard session.
+    public func requireAdmin(_ request: HTTPRequest) throws {
+        guard authenticator.isAdmin(request) else {
+            throw HTTPError.unauthorized("this endpoint needs the admin token: Authorization: Bearer <admin token>")
+        }
+    }
+
+    /// The project of the request's ingest key, after the rate limit; 401 or 429 otherwise.
+    public func requireIngestKey(_ request: HTTPRequest) throws -> Project {
+        guard let key = Authenticator.ingestKey(of: request) else {
+            throw HTTPError.unauthorized("missing ingest key: send Authorization: Bearer <key> or X-Vigil-Key: <key>")
+        }
+        if let wait = rateLimiter.take(SecretToken.hash(key)) {
+            metrics.recordRateLimited()
+            throw HTTPError(status: 429, code: "rate_limited",
+                            reason: "more than \(Int(rateLimiter.perSecond)) requests per second for this key; retry in \(wait) s",
+                            headers: [("Retry-After", String(wait))])
+        }
+        guard let project = try authenticator.project(forIngestKey: key) else {
+            throw HTTPError.unauthorized("unknown ingest key")
+        }
+        return project
+    }
+
+    /// The request's filter for roll-ups: `?version=` and `?days=`.
+    public func rollupFilter(_ request: HTTPRequest) -> RollupFilter {
+        var filter = RollupFilter()
+        if let version = request.query["version"], !version.isEmpty { filter.version = version }
+        if let days = request.query["days"].flatMap(Int64.init), days > 0 {
+            let today = Int64(clock.wallNow().timeIntervalSince1970 / 86_400)
+            filter.sinceDay = today - days + 1
+        }
+        return filter
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Everything `vigil serve` can be told.
+public struct ServerOptions: Sendable {
+    /// Where the data lives.
+    public var database: DatabaseLocation
+    /// Bind address, port and threads.
+    public var http = HTTPServerConfiguration()
+    /// The admin token; nil: use the one stored at first start, or make and print one.
+    public var adminToken: String?
+    /// Largest `POST events` body as sent, in bytes (default 5 MB).
+    public var eventsMaxBytes: Int64 = 5_000_000
+    /// Largest `POST events` body after gzip is undone, in bytes (default 50 MB).
+    public var eventsMaxDecodedBytes: Int64 = 50_000_000
+    /// Largest `POST symbols` body, in bytes (default 2 GB).
+    public var symbolsMaxBytes: Int64 = 2_000_000_000
+    /// Largest `POST reports` body, in bytes (default 10 MB).
+    public var reportsMaxBytes: Int64 = 10_000_000
+    /// Requests per second allowed per ingest key (0 disables the limit).
+    public var rateLimitPerSecond: Double = 500
+    /// Requests allowed at once per ingest key.
+    public var rateLimitBurst: Double = 1000
+    /// Processing worker threads (0: process nothing; another server does).
+    public var workers = 2
+    /// Database connections (PostgreSQL) or reader connections ×2 (SQLite).
+    public var connections = 12
+    /// Where large uploads are spooled while they arrive.
+    public var spoolDirectory: String
+    /// The project created at first start and used when a request names none.
+    public var defaultProject = "default"
+    /// Which decoder reads event bodies (the Foundation one only for comparisons).
+    public var decoder: EventIngestor.Decoder = .tape
+
+    /// Options with defaults for `database`; uploads spool under the system's temporary directory.
+    public init(database: DatabaseLocation, spoolDirectory: String? = nil) {
+        self.database = database
+        self.spoolDirectory = spoolDirectory
+            ?? URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("vigil-spool").path
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// `/issues`: crashes and hangs grouped by fingerprint, sorted by events or users.
+enum IssuesPage {
+    static func render(_ page: DashboardPage) throws -> HTTPResponse {
+        let request = page.request
+        let kind = request.query["kind"].flatMap { $0 == "crash" || $0 == "hang" ? $0 : nil }
+        let order = request.query["sort"].flatMap(IssueOrder.init(rawValue:)) ?? .events
+        let version = request.query["version"].flatMap { $0.isEmpty ? nil : $0 }
+        let issues = try page.context.store.issues(projectID: page.project.id, kind: kind, version: version, order: order, limit: 200)
+        var html = HTML()
+        html.raw("<p class=\"tabs\">")
+        for (label, value) in [("All", nil), ("Crashes", "crash"), ("Hangs", "hang")] as [(String, String?)] {
+            var query: [(String, String)] = [("sort", order.rawValue)]
+            if let value { query.append(("kind", value)) }
+            html.raw("<a href=\"\(page.link("/issues", query))\"\(value == kind ? " class=\"active\"" : "")>\(label)</a>")
+        }
+        html.raw(" · sort by ")
+        for option in IssueOrder.allCases {
+            var query: [(String, String)] = [("sort", option.rawValue)]
+            if let kind { query.append(("kind", kind)) }
+            html.raw("<a href=\"\(page.link("/issues", query))\"\(option == order ? " class=\"active\"" : "")>\(option.rawValue)</a>")
+        }
+        if let version {
+            html.raw(" · version ")
+            html.text(version)
+        }
+        html.raw("</p>")
+        html.raw(table(issues, page: page))
+        return page.render(title: "Issues", active: "/issues", body: html.output)
+    }
+
+    /// The issue table (also on the overview).
+    static func table(_ issues: [IssueSummary], page: DashboardPage) -> String {
+        guard !issues.isEmpty else { return "<p class=\"empty\">No crashes or hangs yet.</p>" }
+        var html = HTML()
+        html.raw("<table><thead><tr><th>Issue</th><th>Kind</th><th class=\"num\">Events</th><th class=\"num\">Users</th>"
+                 + "<th>Versions</th><th>First seen</th><th>Last seen</th></tr></thead><tbody>")
+        for issue in issues {
+            html.raw("<tr><td><a href=\"\(page.link("/issues/\(issue.id)"))\">")
+            html.text(issue.title)
+            html.raw("</a>")
+            if let subtitle = issue.subtitle {
+                html.raw("<br><span class=\"muted\">")
+                html.text(String(subtitle.prefix(160)))
+                html.raw("</span>")
+            }
+            if !issue.symbolicated { html.raw(" <span class=\"badge\">unsymbolicated</span>") }
+            html.raw("</td><td><span class=\"badge \(issue.kind == "crash" ? "crash" : "hang")\">")
+            html.text(issue.kind)
+            html.raw("</span></td><td class=\"num\">\(issue.events)</td><td class=\"num\">\(issue.users)</td><td>")
+            html.text(issue.versions.prefix(4).joined(separator: ", ") + (issue.versions.count > 4 ? " …" : ""))
+            html.raw("</td><td>\(DashboardPage.time(issue.firstSeen))</td><td>\(DashboardPage.time(issue.lastSeen))</td></tr>")
+        }
+        html.raw("</tbody></table>")
+        return html.output
+    }
+}

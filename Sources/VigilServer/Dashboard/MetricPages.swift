@@ -1,0 +1,106 @@
+import Foundation
+
+/// `/hangs`, `/network`, `/launch`, `/frames`: the roll-up views with their charts.
+enum MetricPages {
+    static func versionNote(_ page: DashboardPage) -> String {
+        guard let version = page.request.query["version"], !version.isEmpty else { return "" }
+        return "<p class=\"muted\">Version " + HTML.escape(version) + "</p>"
+    }
+
+    static func hangs(_ page: DashboardPage) throws -> HTTPResponse {
+        let pages = try page.context.insights.hangs(projectID: page.project.id, filter: page.context.rollupFilter(page.request))
+        var html = HTML()
+        html.raw(versionNote(page))
+        html.raw("<h2>Total hang time by page</h2>")
+        html.raw(SVGChart.bars(pages.prefix(20).map { SVGChart.Bar(label: $0.page, value: $0.totalMs / 1000,
+                                                                   caption: String(format: "%.1f s in %d hangs", $0.totalMs / 1000, $0.hangs)) },
+                               title: "Hang time by page", color: "#f28e2b"))
+        html.raw("<table><thead><tr><th>Page</th><th class=\"num\">Hangs</th><th class=\"num\">Total</th><th class=\"num\">p50</th>"
+                 + "<th class=\"num\">p95</th></tr></thead><tbody>")
+        for stat in pages {
+            html.raw("<tr><td>")
+            html.text(stat.page)
+            html.raw("</td><td class=\"num\">\(stat.hangs)</td><td class=\"num\">\(DashboardPage.ms(stat.totalMs))</td>"
+                     + "<td class=\"num\">\(DashboardPage.ms(stat.p50Ms))</td><td class=\"num\">\(DashboardPage.ms(stat.p95Ms))</td></tr>")
+        }
+        html.raw("</tbody></table><p><a href=\"\(page.link("/issues", [("kind", "hang")]))\">Hang issues and their stacks →</a></p>")
+        return page.render(title: "Hangs by page", active: "/hangs", body: html.output)
+    }
+
+    static func network(_ page: DashboardPage) throws -> HTTPResponse {
+        let templates = try page.context.insights.network(projectID: page.project.id, filter: page.context.rollupFilter(page.request))
+        var html = HTML()
+        html.raw(versionNote(page))
+        html.raw("<h2>Where the time goes (mean per phase), slowest p95 first</h2>")
+        html.raw(SVGChart.stacked(templates.prefix(20).map { stat in
+            SVGChart.Stack(label: stat.template, segments: [("DNS", stat.phases.dns ?? 0), ("TCP", stat.phases.connect ?? 0),
+                                                            ("TLS", stat.phases.tls ?? 0), ("request", stat.phases.request ?? 0),
+                                                            ("TTFB", stat.phases.ttfb ?? 0), ("response", stat.phases.response ?? 0)])
+        }, title: "Request phases", unit: "ms"))
+        html.raw("<table><thead><tr><th>Request</th><th class=\"num\">Count</th><th class=\"num\">Errors</th><th class=\"num\">p50</th>"
+                 + "<th class=\"num\">p95</th><th class=\"num\">p99</th><th class=\"num\">DNS</th><th class=\"num\">TCP</th>"
+                 + "<th class=\"num\">TLS</th><th class=\"num\">TTFB</th></tr></thead><tbody>")
+        for stat in templates {
+            html.raw("<tr><td>")
+            html.text(stat.template)
+            html.raw("</td><td class=\"num\">\(stat.requests)</td><td class=\"num\">\(stat.errors)</td>"
+                     + "<td class=\"num\">\(DashboardPage.ms(stat.p50Ms))</td><td class=\"num\">\(DashboardPage.ms(stat.p95Ms))</td>"
+                     + "<td class=\"num\">\(DashboardPage.ms(stat.p99Ms))</td><td class=\"num\">\(DashboardPage.ms(stat.phases.dns))</td>"
+                     + "<td class=\"num\">\(DashboardPage.ms(stat.phases.connect))</td><td class=\"num\">\(DashboardPage.ms(stat.phases.tls))</td>"
+                     + "<td class=\"num\">\(DashboardPage.ms(stat.phases.ttfb))</td></tr>")
+        }
+        html.raw("</tbody></table>")
+        return page.render(title: "Slow requests", active: "/network", body: html.output)
+    }
+
+    static func launch(_ page: DashboardPage) throws -> HTTPResponse {
+        let filter = page.context.rollupFilter(page.request)
+        let stats = try page.context.insights.launches(projectID: page.project.id, filter: filter)
+        let trend = try page.context.insights.launchTrend(projectID: page.project.id, filter: filter)
+        var html = HTML()
+        html.raw("<h2>Cold launch TTID p50 per day</h2>")
+        let days = Array(Set(trend.map(\.day))).sorted()
+        let versions = Array(Set(trend.map(\.version))).sorted()
+        html.raw(SVGChart.lines(versions.map { version in
+            SVGChart.Series(name: version, points: trend.filter { $0.version == version }.compactMap { point in
+                point.ttidP50Ms.flatMap { value in days.firstIndex(of: point.day).map { ($0, value) } }
+            })
+        }, xLabels: days.map { String($0.dropFirst(5)) }, title: "Cold launch TTID", unit: "ms"))
+        html.raw("<h2>By version and kind</h2><table><thead><tr><th>Version</th><th>Kind</th><th class=\"num\">Launches</th>"
+                 + "<th class=\"num\">TTID p50</th><th class=\"num\">TTID p90</th><th class=\"num\">TTFD p50</th><th class=\"num\">TTFD p90</th>"
+                 + "</tr></thead><tbody>")
+        for stat in stats {
+            html.raw("<tr><td>")
+            html.text(stat.version)
+            html.raw("</td><td>")
+            html.text(stat.kind)
+            html.raw("</td><td class=\"num\">\(stat.launches)</td><td class=\"num\">\(DashboardPage.ms(stat.ttidP50Ms))</td>"
+                     + "<td class=\"num\">\(DashboardPage.ms(stat.ttidP90Ms))</td><td class=\"num\">\(DashboardPage.ms(stat.ttfdP50Ms))</td>"
+                     + "<td class=\"num\">\(DashboardPage.ms(stat.ttfdP90Ms))</td></tr>")
+        }
+        html.raw("</tbody></table><p class=\"muted\">Prewarmed launches are their own kind and stay out of cold statistics.</p>")
+        return page.render(title: "Launch time by version", active: "/launch", body: html.output)
+    }
+
+    static func frames(_ page: DashboardPage) throws -> HTTPResponse {
+        let pages = try page.context.insights.frames(projectID: page.project.id, filter: page.context.rollupFilter(page.request))
+        var html = HTML()
+        html.raw(versionNote(page))
+        html.raw("<h2>Slow frames per rendered frame</h2>")
+        html.raw(SVGChart.bars(pages.prefix(20).map { SVGChart.Bar(label: $0.page, value: $0.slowRatio,
+                                                                   caption: "\(DashboardPage.percent($0.slowRatio)) slow, \($0.frozen) frozen") },
+                               title: "Slow frame ratio by page", color: "#e15759"))
+        html.raw("<table><thead><tr><th>Page</th><th class=\"num\">Frames</th><th class=\"num\">Dropped</th><th class=\"num\">Slow</th>"
+                 + "<th class=\"num\">Severe</th><th class=\"num\">Frozen</th><th class=\"num\">Slow ratio</th><th class=\"num\">Frozen ratio</th>"
+                 + "</tr></thead><tbody>")
+        for stat in pages {
+            html.raw("<tr><td>")
+            html.text(stat.page)
+            html.raw("</td><td class=\"num\">\(stat.frames)</td><td class=\"num\">\(stat.dropped)</td><td class=\"num\">\(stat.slow)</td>"
+                     + "<td class=\"num\">\(stat.severe)</td><td class=\"num\">\(stat.frozen)</td>"
+                     + "<td class=\"num\">\(DashboardPage.percent(stat.slowRatio))</td><td class=\"num\">\(DashboardPage.percent(stat.frozenRatio))</td></tr>")
+        }
+        html.raw("</tbody></table>")
+        return page.render(title: "Frame health by page", active: "/frames", body: html.output)
+    }
+}

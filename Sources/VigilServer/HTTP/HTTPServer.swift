@@ -1,0 +1,177 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd in thread-pool mode, dispatching to an ``HTTPRouter``.
+///
+/// libmicrohttpd parses HTTP; this type only binds the socket, receives bodies under each
+/// route's ``BodyPolicy`` (inflating gzip as it arrives), calls the handler on the pool thread
+/// that owns the connection and queues its answer. Handlers may block: each of the
+/// ``HTTPServerConfiguration/threads`` pool threads serves its own connections.
+///
+/// Threading: safe to share; ``stop()`` may be called from any thread, once or many times, and
+/// returns after every in-flight handler has finished.
+public final class HTTPServer: Sendable {
+    /// The port the server listens on (the kernel's choice when the configuration said 0).
+    public let port: UInt16
+    /// The address it is bound to.
+    public let bindAddress: String
+    private let daemon: Mutex<DaemonHandle?>
+    private let dispatch: Unmanaged<HTTPDispatch>
+
+    /// Binds, starts the thread pool and begins serving `router`.
+    ///
+    /// `observer` is called after every answered request with the route's name (or `-` for
+    /// none), the status and the seconds from headers received to answer queued.
+    public init(configuration: HTTPServerConfiguration, router: HTTPRouter,
+                observer: (@Sendable (String, Int, Double) -> Void)? = nil) throws {
+        let socket = try ListeningSocket(address: configuration.bindAddress, port: configuration.port)
+        let dispatch = Unmanaged.passRetained(HTTPDispatch(router: router, observer: observer))
+        let context = dispatch.toOpaque()
+        var options: [MHD_OptionItem] = [
+            MHD_OptionItem(option: MHD_OPTION.LISTEN_SOCKET, value: Int(socket.descriptor), ptr_value: nil),
+            MHD_OptionItem(option: MHD_OPTION.CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
+            MHD_OptionItem(option: MHD_OPTION.CONNECTION_TIMEOUT, value: configuration.connectionTimeoutSeconds, ptr_value: nil),
+            MHD_OptionItem(option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: 128 * 1024, ptr_value: nil),
+            MHD_OptionItem(option: MHD_OPTION.NOTIFY_COMPLETED,
+                           value: unsafeBitCast(requestCompleted, to: Int.self), ptr_value: context),
+        ]
+        if configuration.threads > 1 {
+            options.append(MHD_OptionItem(option: MHD_OPTION.THREAD_POOL_SIZE, value: configuration.threads, ptr_value: nil))
+        }
+        options.append(MHD_OptionItem(option: MHD_OPTION.END, value: 0, ptr_value: nil))
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_USE_ERROR_LOG.rawValue
+        let started: OpaquePointer? = options.withUnsafeMutableBufferPointer { buffer in
+            withVaList([MHD_OPTION.ARRAY.rawValue, buffer.baseAddress!, MHD_OPTION.END.rawValue]) { arguments in
+                MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, context, arguments)
+            }
+        }
+        guard let started else {
+            close(socket.descriptor)
+            dispatch.release()
+            throw HTTPServerError.daemonStart("MHD_start_daemon returned NULL (thread pool of \(configuration.threads))")
+        }
+        self.port = socket.port
+        self.bindAddress = configuration.bindAddress
+        self.daemon = Mutex(DaemonHandle(pointer: started))
+        self.dispatch = dispatch
+    }
+
+    /// Stops accepting, waits for in-flight requests and closes every connection.
+    public func stop() {
+        let handle = daemon.withLock { current -> DaemonHandle? in
+            let taken = current
+            current = nil
+            return taken
+        }
+        if let handle { MHD_stop_daemon(handle.pointer) }
+    }
+
+    deinit {
+        stop()
+        dispatch.release()
+    }
+}
+
+/// Settings of an ``HTTPServer``.
+public struct HTTPServerConfiguration: Sendable, Hashable {
+    /// Address to bind: `127.0.0.1` by default, so that nothing is exposed unless asked.
+    public var bindAddress: String
+    /// TCP port; 0 lets the kernel choose a free one.
+    public var port: UInt16
+    /// Threads in libmicrohttpd's pool; each serves its connections and runs their handlers.
+    public var threads: Int
+    /// Most simultaneous connections.
+    public var connectionLimit: Int
+    /// Idle seconds before a connection is closed.
+    public var connectionTimeoutSeconds: Int
+
+    /// Creates a configuration.
+    public init(bindAddress: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 8,
+                connectionLimit: Int = 1024, connectionTimeoutSeconds: Int = 30) {
+        self.bindAddress = bindAddress
+        self.port = port
+        self.threads = max(1, threads)
+        self.connectionLimit = connectionLimit
+        self.connectionTimeoutSeconds = connectionTimeoutSeconds
+    }
+}
+
+/// The daemon pointer, moved between threads only under the server's lock.
+struct DaemonHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+// MARK: - The C callbacks
+//
+// libmicrohttpd calls these on its pool threads. They capture nothing (a C function pointer
+// cannot); the server's `HTTPDispatch` travels as the unretained `cls` pointer (the server
+// retains it until after MHD_stop_daemon), and each request's `RequestState` as a retained
+// pointer in `*con_cls`, released by `requestCompleted`.
+
+private let accessHandler: MHD_AccessHandlerCallback = {
+    cls, connection, url, method, _, uploadData, uploadDataSize, requestContext in
+    guard let cls, let connection, let uploadDataSize, let requestContext else { return MHD_Result.NO }
+    let dispatch = Unmanaged<HTTPDispatch>.fromOpaque(cls).takeUnretainedValue()
+    if let existing = requestContext.pointee {
+        let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+        if uploadDataSize.pointee > 0 {
+            let bytes = UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee)
+            let keepReading = state.receive(bytes)
+            uploadDataSize.pointee = 0
+            return keepReading ? MHD_Result.YES : MHD_Result.NO
+        }
+        return dispatch.finish(state, connection: connection)
+    }
+    let path = url.map { String(cString: $0) } ?? "/"
+    let verb = method.map { String(cString: $0) } ?? "GET"
+    switch dispatch.begin(connection: connection, method: verb, path: path) {
+    case .answer(let response):
+        return HTTPDispatch.queue(response, on: connection)
+    case .receive(let state):
+        requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        return MHD_Result.YES
+    }
+}
+
+private let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+    guard let requestContext, let pointer = requestContext.pointee else { return }
+    let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
+    state.discard()
+    requestContext.pointee = nil
+}
+
+private let collectValue: MHD_KeyValueIterator = { cls, _, key, value in
+    guard let cls, let key else { return MHD_Result.YES }
+    let collector = Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue()
+    collector.add(String(cString: key), value.map { String(cString: $0) } ?? "")
+    return MHD_Result.YES
+}
+
+/// Accumulates a connection's headers or query arguments through `MHD_get_connection_values`.
+final class ValueCollector {
+    var values: [String: String] = [:]
+    let lowercaseKeys: Bool
+    let joinRepeats: Bool
+
+    init(lowercaseKeys: Bool, joinRepeats: Bool) {
+        self.lowercaseKeys = lowercaseKeys
+        self.joinRepeats = joinRepeats
+    }
+
+    func add(_ key: String, _ value: String) {
+        let name = lowercaseKeys ? key.lowercased() : key
+        if joinRepeats, let existing = values[name] {
+            values[name] = existing + ", " + value
+        } else {
+            values[name] = value
+        }
+    }
+
+    static func collect(_ connection: OpaquePointer, kind: MHD_ValueKind, lowercaseKeys: Bool, joinRepeats: Bool) -> [String: String] {
+        let collector = ValueCollector(lowercaseKeys: lowercaseKeys, joinRepeats: joinRepeats)
+        let pointer = Unmanaged.passUnretained(collector).toOpaque()
+        _ = MHD_get_connection_values(connection, kind, collectValue, pointer)
+        return withExtendedLifetime(collector) { collector.values }
+    }
+}

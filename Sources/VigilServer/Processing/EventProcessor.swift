@@ -1,0 +1,182 @@
+import Foundation
+import Synchronization
+import VigilCore
+
+/// The background worker pool that turns stored events into results: each batch is one
+/// transaction that claims waiting events, analyzes them (stack → images → symbols → in-app
+/// frames → fingerprint), and writes issues, roll-ups and the events' new state.
+///
+/// Because claiming and writing share the transaction, an event is processed exactly once even
+/// with several workers or several servers on one PostgreSQL database (claimed rows are locked
+/// and skipped by the others); a failed batch rolls back and its events are claimed again.
+///
+/// Threading: safe to share. Workers are plain threads (the work is blocking database I/O);
+/// ``wake()`` after an ingest shortens the lag, and workers also poll, so events stored by
+/// another server are found too.
+public final class EventProcessor: Sendable {
+    private let store: ServerStore
+    private let symbols: SymbolTableCache
+    private let crashAnalyzer: (any CrashAnalyzer)?
+    private let policy: InAppPolicy
+    private let metrics: ServerMetrics
+    private let clock: any VigilClock
+    private let batchSize: Int
+    private let log: @Sendable (String) -> Void
+    private let condition = NSCondition()
+    /// Serializes this server's workers on SQLite, where batches are read outside a transaction.
+    private let processingLock = NSLock()
+    private let state = Mutex(WorkerState())
+    private let finished = DispatchGroup()
+
+    private struct WorkerState {
+        var running = false
+        var wakeups = 0
+    }
+
+    /// A processor for `store`.
+    public init(store: ServerStore, symbols: SymbolTableCache, crashAnalyzer: (any CrashAnalyzer)? = nil,
+                policy: InAppPolicy = InAppPolicy(), metrics: ServerMetrics = ServerMetrics(),
+                clock: any VigilClock = SystemClock(), batchSize: Int = 250,
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.store = store
+        self.symbols = symbols
+        self.crashAnalyzer = crashAnalyzer
+        self.policy = policy
+        self.metrics = metrics
+        self.clock = clock
+        self.batchSize = max(1, batchSize)
+        self.log = log
+    }
+
+    /// Processes one batch; returns how many events it processed (0 when none were waiting).
+    ///
+    /// PostgreSQL: claim, analyze and write in one transaction (claimed rows stay locked, so
+    /// other workers and servers skip them). SQLite has one writer for the whole file, and
+    /// holding it while stacks are symbolicated would stall ingest: the batch is read and
+    /// analyzed outside the write lock, under a lock that serializes this server's processing
+    /// workers, and only the results are written in a short transaction. (An SQLite file is
+    /// served by one `vigil serve`; several servers need PostgreSQL.)
+    @discardableResult
+    public func processBatch() throws -> Int {
+        let (count, lags): (Int, [Double])
+        if store.dialect == .postgres {
+            (count, lags) = try store.database.write { connection -> (Int, [Double]) in
+                let pending = try ServerStore.claimPending(on: connection, limit: batchSize)
+                guard !pending.isEmpty else { return (0, []) }
+                let analyses = analyze(pending, connection: connection)
+                return (pending.count, try write(analyses, pending: pending, on: connection))
+            }
+        } else {
+            processingLock.lock()
+            defer { processingLock.unlock() }
+            let (pending, analyses) = try store.database.read { connection -> ([PendingEvent], [EventAnalysis]) in
+                let pending = try ServerStore.claimPending(on: connection, limit: batchSize)
+                return (pending, analyze(pending, connection: connection))
+            }
+            guard !pending.isEmpty else { return 0 }
+            lags = try store.database.write { connection in try write(analyses, pending: pending, on: connection) }
+            count = pending.count
+        }
+        if count > 0 { metrics.recordProcessed(lags: lags) }
+        return count
+    }
+
+    private func analyze(_ pending: [PendingEvent], connection: any DatabaseConnection) -> [EventAnalysis] {
+        var analyses: [EventAnalysis] = []
+        analyses.reserveCapacity(pending.count)
+        for event in pending {
+            let tables = symbols.view(projectID: event.projectID, connection: connection, bypassNegative: event.isReprocessing)
+            analyses.append(EventAnalyzer(policy: policy, tables: tables, crashAnalyzer: crashAnalyzer).analyze(event))
+        }
+        return analyses
+    }
+
+    /// Writes a batch's results; returns the lags (seconds) of its first-time events.
+    private func write(_ analyses: [EventAnalysis], pending: [PendingEvent], on connection: any DatabaseConnection) throws -> [Double] {
+        let processedAt = ServerStore.millis(clock.wallNow())
+        try ServerStore.apply(ProcessingBatch(analyses), on: connection, now: processedAt)
+        return pending.filter { !$0.isReprocessing }.map { Double(processedAt - $0.receivedAt) / 1000 }
+    }
+
+    /// Processes batches until none is waiting (or `maxBatches` ran); returns the events processed.
+    @discardableResult
+    public func drain(maxBatches: Int = .max) throws -> Int {
+        var total = 0
+        for _ in 0..<maxBatches {
+            let count = try processBatch()
+            total += count
+            if count == 0 { break }
+        }
+        return total
+    }
+
+    /// Starts `workers` threads that process until ``stop()``; they wait up to
+    /// `pollSeconds` between empty polls.
+    public func start(workers: Int, pollSeconds: Double = 0.2) {
+        let started = state.withLock { state -> Bool in
+            guard !state.running else { return false }
+            state.running = true
+            return true
+        }
+        guard started else { return }
+        for index in 0..<max(1, workers) {
+            finished.enter()
+            let thread = Thread { [self] in
+                run(pollSeconds: pollSeconds)
+                finished.leave()
+            }
+            thread.name = "vigil-processor-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Tells idle workers that events arrived.
+    public func wake() {
+        condition.lock()
+        state.withLock { $0.wakeups += 1 }
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Stops the workers after their current batch and waits for them.
+    public func stop() {
+        let wasRunning = state.withLock { state -> Bool in
+            defer { state.running = false }
+            return state.running
+        }
+        guard wasRunning else { return }
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
+        finished.wait()
+    }
+
+    private var isRunning: Bool { state.withLock { $0.running } }
+
+    private func run(pollSeconds: Double) {
+        var failures = 0
+        while isRunning {
+            do {
+                let count = try processBatch()
+                failures = 0
+                if count > 0 { continue }
+            } catch {
+                failures += 1
+                metrics.recordProcessingFailure()
+                if failures == 1 || failures % 100 == 0 { log("processing failed (\(failures) in a row): \(error)") }
+                // Back off so a persistent failure does not spin.
+                Thread.sleep(forTimeInterval: min(5, 0.05 * Double(failures)))
+                continue
+            }
+            condition.lock()
+            let hadWakeup = state.withLock { state -> Bool in
+                defer { state.wakeups = 0 }
+                return state.wakeups > 0
+            }
+            if !hadWakeup && isRunning {
+                _ = condition.wait(until: Date().addingTimeInterval(pollSeconds))
+            }
+            condition.unlock()
+        }
+    }
+}

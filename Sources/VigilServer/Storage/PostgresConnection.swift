@@ -1,0 +1,234 @@
+import CLibPQ
+import Foundation
+
+/// A connection to PostgreSQL through libpq, with statements prepared once (`PQprepare`) and
+/// executed with bound parameters (`PQexecPrepared`).
+///
+/// SQL is written with `?` placeholders and rewritten to `$1…$n` here. Parameters travel as
+/// text except blobs (binary); results come back as text and are typed by column OID.
+/// Threading: one thread at a time.
+public final class PostgresConnection: DatabaseConnection {
+    /// The SQL dialect.
+    public var dialect: SQLDialect { .postgres }
+    private var handle: OpaquePointer?
+    private var statements: [String: (name: String, parameters: Int)] = [:]
+    private var nextStatement = 0
+
+    /// Connects with a libpq connection string or URL (`postgres://user@host:port/db`).
+    public init(url: String) throws {
+        guard let connection = PQconnectdb(url) else {
+            throw DatabaseError(backend: .postgres, code: "08000", message: "PQconnectdb returned NULL", operation: "connect")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
+            PQfinish(connection)
+            throw DatabaseError(backend: .postgres, code: "08001", message: message, operation: "connect")
+        }
+        handle = connection
+        // IF NOT EXISTS notices would otherwise be printed on stderr by libpq.
+        try executeScript("SET client_min_messages = warning")
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    /// Whether the connection is still usable.
+    public var isHealthy: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
+
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
+        let result = try run(sql, arguments)
+        defer { PQclear(result) }
+        let tuples = String(cString: PQcmdTuples(result))
+        return Int(tuples) ?? 0
+    }
+
+    public func query(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
+        let result = try run(sql, arguments)
+        defer { PQclear(result) }
+        let rowCount = Int(PQntuples(result))
+        let columnCount = Int(PQnfields(result))
+        let columns = ColumnNames((0..<columnCount).map { String(cString: PQfname(result, Int32($0))) })
+        let types = (0..<columnCount).map { PQftype(result, Int32($0)) }
+        var rows: [SQLRow] = []
+        rows.reserveCapacity(rowCount)
+        for row in 0..<Int32(rowCount) {
+            var values: [SQLValue] = []
+            values.reserveCapacity(columnCount)
+            for column in 0..<Int32(columnCount) {
+                if PQgetisnull(result, row, column) != 0 {
+                    values.append(.null)
+                    continue
+                }
+                let length = Int(PQgetlength(result, row, column))
+                let pointer = PQgetvalue(result, row, column)!
+                let text = pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+                    String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+                }
+                values.append(Self.value(text, type: types[Int(column)]))
+            }
+            rows.append(SQLRow(columns: columns, values: values))
+        }
+        return rows
+    }
+
+    public func executeScript(_ sql: String) throws {
+        guard let handle else { throw closedError(sql) }
+        guard let result = PQexec(handle, sql) else { throw connectionError(sql, operation: "exec") }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            throw resultError(result, sql: sql, operation: "exec")
+        }
+    }
+
+    private func run(_ sql: String, _ arguments: [SQLValue]) throws -> OpaquePointer {
+        guard let handle else { throw closedError(sql) }
+        let statement = try prepare(sql)
+        guard statement.parameters == arguments.count else {
+            throw DatabaseError(backend: .postgres, code: "08P01",
+                                message: "statement takes \(statement.parameters) parameters, got \(arguments.count)",
+                                sql: sql, operation: "bind")
+        }
+        // Each parameter as a NUL-terminated text buffer, or raw bytes for a blob.
+        var buffers: [[UInt8]] = []
+        buffers.reserveCapacity(arguments.count)
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        var isNull: [Bool] = []
+        for argument in arguments {
+            switch argument {
+            case .null:
+                buffers.append([]); lengths.append(0); formats.append(0); isNull.append(true)
+                continue
+            case .integer(let number): buffers.append(Array(String(number).utf8) + [0]); formats.append(0)
+            case .real(let number):
+                let text = number.isFinite ? String(number) : (number.isNaN ? "NaN" : (number > 0 ? "Infinity" : "-Infinity"))
+                buffers.append(Array(text.utf8) + [0]); formats.append(0)
+            case .text(let text):
+                // PostgreSQL text cannot hold NUL; the server's sanitizer already removes it.
+                buffers.append(Array(text.utf8.lazy.filter { $0 != 0 }) + [0]); formats.append(0)
+            case .blob(let data): buffers.append(Array(data)); formats.append(1)
+            }
+            lengths.append(Int32(buffers[buffers.count - 1].count - (formats.last == 1 ? 0 : 1)))
+            isNull.append(false)
+        }
+        let result: OpaquePointer? = withPointers(to: buffers, isNull: isNull) { values in
+            PQexecPrepared(handle, statement.name, Int32(arguments.count), values, lengths, formats, 0)
+        }
+        guard let result else { throw connectionError(sql, operation: "execute") }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let error = resultError(result, sql: sql, operation: "execute")
+            PQclear(result)
+            throw error
+        }
+        return result
+    }
+
+    private func withPointers<R>(to buffers: [[UInt8]], isNull: [Bool],
+                                 _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+        var pointers: [UnsafePointer<CChar>?] = []
+        pointers.reserveCapacity(buffers.count)
+        func nest(_ index: Int) -> R {
+            if index == buffers.count {
+                return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
+            }
+            if isNull[index] {
+                pointers.append(nil)
+                return nest(index + 1)
+            }
+            return buffers[index].withUnsafeBufferPointer { buffer in
+                pointers.append(UnsafeRawPointer(buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+                    .assumingMemoryBound(to: CChar.self))
+                return nest(index + 1)
+            }
+        }
+        return nest(0)
+    }
+
+    private func prepare(_ sql: String) throws -> (name: String, parameters: Int) {
+        if let cached = statements[sql] { return cached }
+        guard let handle else { throw closedError(sql) }
+        let (rewritten, count) = Self.numberPlaceholders(sql)
+        let name = "vigil_\(nextStatement)"
+        nextStatement += 1
+        guard let result = PQprepare(handle, name, rewritten, Int32(count), nil) else {
+            throw connectionError(sql, operation: "prepare")
+        }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw resultError(result, sql: sql, operation: "prepare") }
+        statements[sql] = (name, count)
+        return (name, count)
+    }
+
+    /// Rewrites `?` placeholders to `$1…$n`, leaving quoted strings and identifiers alone.
+    static func numberPlaceholders(_ sql: String) -> (String, Int) {
+        var out = ""
+        out.reserveCapacity(sql.utf8.count + 16)
+        var count = 0
+        var quote: Character?
+        for character in sql {
+            if let open = quote {
+                out.append(character)
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+                out.append(character)
+            } else if character == "?" {
+                count += 1
+                out += "$\(count)"
+            } else {
+                out.append(character)
+            }
+        }
+        return (out, count)
+    }
+
+    private static func value(_ text: String, type: Oid) -> SQLValue {
+        switch type {
+        case 20, 21, 23, 26: return Int64(text).map(SQLValue.integer) ?? .text(text)  // int8, int2, int4, oid
+        case 700, 701, 1700: return Double(text).map(SQLValue.real) ?? .text(text)    // float4, float8, numeric
+        case 16: return .integer(text == "t" ? 1 : 0)                                  // bool
+        case 17: return .blob(decodeByteaHex(text))                                    // bytea
+        default: return .text(text)
+        }
+    }
+
+    private static func decodeByteaHex(_ text: String) -> Data {
+        let utf8 = Array(text.utf8)
+        guard utf8.count >= 2, utf8[0] == 0x5C, utf8[1] == 0x78 else { return Data(utf8) }  // "\x"
+        var out = Data(capacity: (utf8.count - 2) / 2)
+        var index = 2
+        func nibble(_ byte: UInt8) -> UInt8 {
+            switch byte {
+            case 0x30...0x39: return byte - 0x30
+            case 0x61...0x66: return byte - 0x61 + 10
+            case 0x41...0x46: return byte - 0x41 + 10
+            default: return 0
+            }
+        }
+        while index + 1 < utf8.count {
+            out.append(nibble(utf8[index]) << 4 | nibble(utf8[index + 1]))
+            index += 2
+        }
+        return out
+    }
+
+    private func resultError(_ result: OpaquePointer, sql: String?, operation: String) -> DatabaseError {
+        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? "XX000"
+        let message = String(cString: PQresultErrorMessage(result)).trimmingCharacters(in: .whitespacesAndNewlines)
+        return DatabaseError(backend: .postgres, code: state, message: message, sql: sql, operation: operation)
+    }
+
+    private func connectionError(_ sql: String?, operation: String) -> DatabaseError {
+        let message = handle.map { String(cString: PQerrorMessage($0)) } ?? "connection closed"
+        return DatabaseError(backend: .postgres, code: "08006",
+                             message: message.trimmingCharacters(in: .whitespacesAndNewlines), sql: sql, operation: operation)
+    }
+
+    private func closedError(_ sql: String?) -> DatabaseError {
+        DatabaseError(backend: .postgres, code: "08003", message: "connection is closed", sql: sql, operation: "execute")
+    }
+}

@@ -1,0 +1,159 @@
+/// The server's tables and their migrations. The database records the version it is at in
+/// `vigil_schema`; ``ServerStore/migrate()`` applies the missing steps in one transaction at
+/// start, under an advisory lock on PostgreSQL so that two servers starting together do not race.
+///
+/// Times are milliseconds since 1970 (UTC) in `BIGINT` columns; JSON is stored as `TEXT`.
+enum Schema {
+    /// The version this server writes.
+    static let currentVersion = 1
+
+    /// Migration `n` (1-based) brings a database at version `n - 1` to `n`.
+    static func migrations(_ dialect: SQLDialect) -> [[String]] {
+        [version1(dialect)]
+    }
+
+    private static func version1(_ d: SQLDialect) -> [String] {
+        [
+            """
+            CREATE TABLE projects (
+                id \(d.autoIncrementPrimaryKey),
+                name TEXT NOT NULL UNIQUE,
+                ingest_key_hash TEXT NOT NULL UNIQUE,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            // One row per event, whatever its type. `state`: 0 waiting for processing,
+            // 1 processed, 2 waiting for re-processing after symbols arrived (no new rollups).
+            """
+            CREATE TABLE apm_event (
+                project_id BIGINT NOT NULL,
+                id TEXT NOT NULL,
+                type TEXT NOT NULL,
+                received_at BIGINT NOT NULL,
+                occurred_at BIGINT NOT NULL,
+                app_id TEXT NOT NULL,
+                app_version TEXT NOT NULL,
+                app_build TEXT NOT NULL,
+                os TEXT NOT NULL,
+                os_version TEXT NOT NULL,
+                device_model TEXT NOT NULL,
+                page TEXT,
+                session_id TEXT NOT NULL,
+                duration_ms DOUBLE PRECISION,
+                fingerprint TEXT,
+                issue_id BIGINT,
+                tags_json TEXT NOT NULL,
+                payload_json TEXT NOT NULL,
+                images_json TEXT,
+                context_json TEXT,
+                frames_json TEXT,
+                state SMALLINT NOT NULL DEFAULT 0,
+                processed_at BIGINT,
+                PRIMARY KEY (project_id, id)
+            )
+            """,
+            "CREATE INDEX apm_event_pending ON apm_event (received_at) WHERE state <> 1",
+            "CREATE INDEX apm_event_issue ON apm_event (issue_id, occurred_at)",
+            "CREATE INDEX apm_event_type ON apm_event (project_id, type, occurred_at)",
+            """
+            CREATE TABLE issues (
+                id \(d.autoIncrementPrimaryKey),
+                project_id BIGINT NOT NULL,
+                kind TEXT NOT NULL,
+                fingerprint TEXT NOT NULL,
+                title TEXT NOT NULL,
+                subtitle TEXT,
+                frames_json TEXT,
+                classification_json TEXT,
+                symbolicated SMALLINT NOT NULL DEFAULT 0,
+                event_count BIGINT NOT NULL DEFAULT 0,
+                user_count BIGINT NOT NULL DEFAULT 0,
+                first_seen BIGINT NOT NULL,
+                last_seen BIGINT NOT NULL,
+                last_event_id TEXT,
+                UNIQUE (project_id, fingerprint)
+            )
+            """,
+            "CREATE TABLE issue_users (issue_id BIGINT NOT NULL, user_key TEXT NOT NULL, PRIMARY KEY (issue_id, user_key))",
+            """
+            CREATE TABLE issue_versions (
+                issue_id BIGINT NOT NULL,
+                app_version TEXT NOT NULL,
+                event_count BIGINT NOT NULL,
+                first_seen BIGINT NOT NULL,
+                last_seen BIGINT NOT NULL,
+                PRIMARY KEY (issue_id, app_version)
+            )
+            """,
+            """
+            CREATE TABLE symbol_files (
+                id \(d.autoIncrementPrimaryKey),
+                project_id BIGINT NOT NULL,
+                debug_id TEXT NOT NULL,
+                arch TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                name TEXT NOT NULL,
+                file_size BIGINT NOT NULL,
+                uploaded_at BIGINT NOT NULL,
+                symcache \(d.blob),
+                UNIQUE (project_id, debug_id, arch)
+            )
+            """,
+            """
+            CREATE TABLE missing_symbols (
+                project_id BIGINT NOT NULL,
+                debug_id TEXT NOT NULL,
+                arch TEXT NOT NULL,
+                image_name TEXT NOT NULL,
+                event_count BIGINT NOT NULL,
+                first_seen BIGINT NOT NULL,
+                last_seen BIGINT NOT NULL,
+                PRIMARY KEY (project_id, debug_id)
+            )
+            """,
+            """
+            CREATE TABLE event_missing_symbols (
+                project_id BIGINT NOT NULL,
+                debug_id TEXT NOT NULL,
+                event_id TEXT NOT NULL,
+                PRIMARY KEY (project_id, debug_id, event_id)
+            )
+            """,
+            """
+            CREATE TABLE remote_config (
+                project_id BIGINT PRIMARY KEY,
+                document TEXT NOT NULL,
+                etag TEXT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            // Roll-ups: per metric, dimension (page, URL template, launch kind…), app version
+            // and UTC day, a count and a total; and log-bucketed histograms for percentiles.
+            """
+            CREATE TABLE rollup_sums (
+                project_id BIGINT NOT NULL,
+                metric TEXT NOT NULL,
+                dimension TEXT NOT NULL,
+                app_version TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                count BIGINT NOT NULL,
+                total DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (project_id, metric, dimension, app_version, day)
+            )
+            """,
+            """
+            CREATE TABLE rollup_histograms (
+                project_id BIGINT NOT NULL,
+                metric TEXT NOT NULL,
+                dimension TEXT NOT NULL,
+                app_version TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                bucket INTEGER NOT NULL,
+                count BIGINT NOT NULL,
+                PRIMARY KEY (project_id, metric, dimension, app_version, day, bucket)
+            )
+            """,
+        ]
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// One roll-up row group: a metric's count and total for a dimension (and version and day,
+/// when grouped by them).
+public struct RollupRow: Sendable, Hashable {
+    /// What is measured, e.g. `hang`, `network.total`.
+    public var metric: String
+    /// Page, request template, launch kind or span name.
+    public var dimension: String
+    /// Marketing version of the app.
+    public var appVersion: String?
+    /// Days since 1970 (UTC), when grouped by day.
+    public var day: Int64?
+    /// How many observations.
+    public var count: Int64
+    /// Sum of the observed values.
+    public var total: Double
+}
+
+/// A histogram for one dimension (and version and day, when grouped by them).
+public struct RollupDistribution: Sendable, Hashable {
+    /// Page, request template, launch kind or span name.
+    public var dimension: String
+    /// Marketing version of the app.
+    public var appVersion: String?
+    /// Days since 1970 (UTC), when grouped by day.
+    public var day: Int64?
+    /// The observations.
+    public var histogram: LogHistogram
+}
+
+/// What to sum over: which versions and days.
+public struct RollupFilter: Sendable, Hashable {
+    /// Only this app version.
+    public var version: String?
+    /// Only days at or after this one (days since 1970).
+    public var sinceDay: Int64?
+    /// Keep versions apart.
+    public var byVersion = false
+    /// Keep days apart.
+    public var byDay = false
+
+    /// Creates a filter.
+    public init(version: String? = nil, sinceDay: Int64? = nil, byVersion: Bool = false, byDay: Bool = false) {
+        self.version = version
+        self.sinceDay = sinceDay
+        self.byVersion = byVersion
+        self.byDay = byDay
+    }
+}
+
+extension ServerStore {
+    /// Summed roll-ups of `metrics` for the project.
+    public func rollupSums(projectID: Int64, metrics: [String], filter: RollupFilter = RollupFilter()) throws -> [RollupRow] {
+        guard !metrics.isEmpty else { return [] }
+        return try database.read { connection in
+            let (clause, arguments) = Self.where(projectID: projectID, metrics: metrics, filter: filter)
+            let groups = ["metric", "dimension"] + (filter.byVersion ? ["app_version"] : []) + (filter.byDay ? ["day"] : [])
+            let rows = try connection.query("""
+                SELECT \(groups.joined(separator: ", ")), SUM(count) AS count, SUM(total) AS total FROM rollup_sums
+                WHERE \(clause) GROUP BY \(groups.joined(separator: ", "))
+                """, arguments)
+            return rows.map { row in
+                RollupRow(metric: row.string("metric") ?? "", dimension: row.string("dimension") ?? "",
+                          appVersion: filter.byVersion ? row.string("app_version") : nil,
+                          day: filter.byDay ? row.int64("day") : nil, count: row.int64("count"), total: row.double("total"))
+            }
+        }
+    }
+
+    /// Histograms of `metric` for the project, one per dimension (and version and day when asked).
+    public func rollupDistributions(projectID: Int64, metric: String, filter: RollupFilter = RollupFilter()) throws -> [RollupDistribution] {
+        try database.read { connection in
+            let (clause, arguments) = Self.where(projectID: projectID, metrics: [metric], filter: filter)
+            let groups = ["dimension"] + (filter.byVersion ? ["app_version"] : []) + (filter.byDay ? ["day"] : [])
+            let rows = try connection.query("""
+                SELECT \(groups.joined(separator: ", ")), bucket, SUM(count) AS count FROM rollup_histograms
+                WHERE \(clause) GROUP BY \(groups.joined(separator: ", ")), bucket
+                """, arguments)
+            var grouped: [RollupDistribution] = []
+            var index: [String: Int] = [:]
+            for row in rows {
+                let dimension = row.string("dimension") ?? ""
+                let version = filter.byVersion ? row.string("app_version") : nil
+                let day = filter.byDay ? row.int64("day") : nil
+                let key = "\(dimension)\u{1}\(version ?? "")\u{1}\(day.map(String.init) ?? "")"
+                if index[key] == nil {
+                    index[key] = grouped.count
+                    grouped.append(RollupDistribution(dimension: dimension, appVersion: version, day: day, histogram: LogHistogram()))
+                }
+                grouped[index[key]!].histogram.add(bucket: row.int("bucket"), count: row.int64("count"))
+            }
+            return grouped
+        }
+    }
+
+    /// App versions with any roll-up, highest version first (`3.10.0` after `3.9.1`).
+    public func appVersions(projectID: Int64) throws -> [String] {
+        try database.read { connection in
+            try connection.query("""
+                SELECT DISTINCT app_version FROM rollup_sums WHERE project_id = ? AND metric = 'events'
+                """, [.integer(projectID)]).compactMap { $0.string("app_version") }
+        }.sorted { Self.versionPrecedes($1, $0) }
+    }
+
+    /// Whether version `a` sorts before `b`: numeric runs compare as numbers, the rest as text.
+    static func versionPrecedes(_ a: String, _ b: String) -> Bool {
+        a.compare(b, options: [.numeric]) == .orderedAscending
+    }
+
+    private static func `where`(projectID: Int64, metrics: [String], filter: RollupFilter) -> (String, [SQLValue]) {
+        var clause = "project_id = ? AND metric IN (\(Array(repeating: "?", count: metrics.count).joined(separator: ", ")))"
+        var arguments: [SQLValue] = [.integer(projectID)] + metrics.map { .text($0) }
+        if let version = filter.version { clause += " AND app_version = ?"; arguments.append(.text(version)) }
+        if let since = filter.sinceDay { clause += " AND day >= ?"; arguments.append(.integer(since)) }
+        return (clause, arguments)
+    }
+}

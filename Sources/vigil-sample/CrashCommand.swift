@@ -1,0 +1,199 @@
+import Foundation
+import Vigil
+import VigilCommandLine
+import VigilCore
+import VigilRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `vigil-sample crash --kind K`: starts Vigil, then crashes inside the kind's function (see
+/// CrashKinds.swift), so that the next `vigil-sample report --out FILE --data-dir DIR` recovers
+/// the report as a `crash` event.
+enum CrashCommand: Command {
+    static let name = "crash"
+    static let summary = "start Vigil and crash (segv, abort, swift-fatal, index, overflow, stack, background, double)"
+    static let usage = """
+        usage: vigil-sample crash --kind K --data-dir DIR [options]
+
+          --kind K             segv         write through a null pointer (crashBySegmentationFault)
+                               abort        abort() (crashByAbort)
+                               swift-fatal  fatalError with a message (crashBySwiftFatalError)
+                               index        array index out of range (crashByIndexOutOfRange)
+                               overflow     integer overflow trap (crashByIntegerOverflow)
+                               stack        unbounded recursion (crashByStackOverflow)
+                               background   segv on the thread "vigil-crasher"
+                                            (crashBySegmentationFaultOnBackgroundThread)
+                               double       the app's own SIGSEGV handler, installed after Vigil,
+                                            aborts inside itself (crashInsideAppSignalHandler)
+                               concurrent   two threads segv at the same moment
+          --data-dir DIR       the SDK's directory (raw reports go to DIR/crashes)
+          --out FILE           write every event as JSON lines to FILE
+          --threads N          start N idle threads first (their stacks are captured too)
+          --app-handler M      also install an app handler for the crash signal: before (installed
+                               before Vigil: runs after it) or after (installed after Vigil: runs
+                               first and chains to it); each appends a line to --marker FILE
+          --marker FILE        where the app handler writes
+          --depth N            recurse N frames (descendThenCrash) before crashing
+          --announce           print "crash-at <CLOCK_MONOTONIC ns>" right before crashing
+          --no-vigil           do not start Vigil (the benchmark's baseline)
+          --dlopen LIB         load the shared library LIB after Vigil started (a late image)
+          --refresh-images     then tell Vigil at once (Vigil.imagesDidChange) instead of waiting
+                               for its periodic check
+          --report-file PATH   tests: the raw report goes to PATH (e.g. /dev/full: a full disk)
+          --test-fault S       tests: fault inside Vigil's handler at report section S
+          --test-stall S       tests: stall inside Vigil's handler at report section S
+          --test-stall-ms MS   tests: how long the stall lasts (default 30000)
+        """
+
+    enum Kind: String, CaseIterable {
+        case segv, abort, swiftFatal = "swift-fatal", index, overflow, stack, background, double, concurrent
+
+        /// The signal the process dies with on this machine.
+        var signal: Int32 {
+            switch self {
+            case .segv, .stack, .background, .concurrent: return SIGSEGV
+            case .abort, .double: return SIGABRT
+            case .swiftFatal, .index, .overflow:
+                #if arch(x86_64)
+                return SIGILL
+                #else
+                return SIGTRAP
+                #endif
+            }
+        }
+    }
+
+    static func run(_ words: [String]) throws -> Int32 {
+        let valued: Set<String> = SampleHarness.commonValued.union([
+            "kind", "threads", "app-handler", "marker", "depth", "report-file", "test-fault", "test-stall", "test-stall-ms",
+            "dlopen",
+        ])
+        let flags: Set<String> = ["announce", "no-vigil", "refresh-images"]
+        let arguments = try Arguments(words, valued: valued)
+        let unknown = arguments.unknown(allowedFlags: flags, allowedValues: valued)
+        guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
+        guard arguments.positional.isEmpty else { throw UsageError("unexpected argument \(arguments.positional[0])") }
+        let kindName = try arguments.required("kind")
+        guard let kind = Kind(rawValue: kindName) else {
+            throw UsageError("--kind: one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let threads: Int = try arguments.number("threads", default: 0)
+        let depth: Int = try arguments.number("depth", default: 0)
+        guard (0...256).contains(threads), (0...10_000).contains(depth) else { throw UsageError("--threads 0…256, --depth 0…10000") }
+        var appHandler: CrashAppSignalHandler.Mode?
+        if let mode = arguments.value("app-handler") {
+            guard let parsed = CrashAppSignalHandler.Mode(rawValue: mode), parsed != .crashing else {
+                throw UsageError("--app-handler: before or after")
+            }
+            appHandler = parsed
+        }
+        let sections = CrashHandler.Section.allCases.map(\.description)
+        for option in ["test-fault", "test-stall"] {
+            if let section = arguments.value(option), !sections.contains(section) {
+                throw UsageError("--\(option): one of \(sections.joined(separator: ", "))")
+            }
+        }
+
+        let harness = try SampleHarness(arguments: arguments)
+        if appHandler == .before {
+            CrashAppSignalHandler.install(signal: kind.signal, mode: .before, markerPath: arguments.value("marker"))
+        }
+        if !arguments.flag("no-vigil") {
+            var setup = try harness.setup(monitoring: VigilConfiguration())
+            if let path = arguments.value("report-file") { setup.crash.reportFileOverride = URL(fileURLWithPath: path) }
+            setup.crash.testFaultSection = arguments.value("test-fault")
+            setup.crash.testStallSection = arguments.value("test-stall")
+            setup.crash.testStallMs = try arguments.number("test-stall-ms", default: 30_000)
+            guard Vigil.start(setup) else { throw UsageError("Vigil could not start") }
+        }
+        if appHandler == .after {
+            CrashAppSignalHandler.install(signal: kind.signal, mode: .after, markerPath: arguments.value("marker"))
+        }
+        if kind == .double {
+            CrashAppSignalHandler.install(signal: SIGSEGV, mode: .crashing, markerPath: arguments.value("marker"))
+        }
+        if let library = arguments.value("dlopen") {
+            guard dlopen(library, RTLD_NOW) != nil else { throw UsageError("--dlopen: cannot load \(library)") }
+            if arguments.flag("refresh-images") { Vigil.imagesDidChange() }
+        }
+        startIdleThreads(threads)
+        let announce = arguments.flag("announce")
+        var remaining = depth
+        descendThenCrash(&remaining) { crash(kind, announce: announce) }
+        return 1  // Not reached: every kind crashes.
+    }
+
+    private static func crash(_ kind: Kind, announce: Bool) {
+        if announce { announceCrash() }
+        switch kind {
+        case .segv, .double: crashBySegmentationFault()
+        case .abort: crashByAbort()
+        case .swiftFatal: crashBySwiftFatalError()
+        case .index: _ = crashByIndexOutOfRange()
+        case .overflow: _ = crashByIntegerOverflow()
+        case .stack:
+            var depth = 0
+            crashByStackOverflow(&depth)
+        case .background:
+            let thread = Thread {
+                nameCurrentThread("vigil-crasher")
+                crashBySegmentationFaultOnBackgroundThread()
+            }
+            thread.start()
+            Thread.sleep(forTimeInterval: 30)
+        case .concurrent:
+            let gate = DispatchSemaphore(value: 0)
+            for index in 0..<2 {
+                let thread = Thread {
+                    nameCurrentThread("vigil-crasher-\(index)")
+                    gate.wait()
+                    crashBySegmentationFaultOnBackgroundThread()
+                }
+                thread.start()
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+            gate.signal()
+            gate.signal()
+            Thread.sleep(forTimeInterval: 30)
+        }
+    }
+
+    /// Idle threads named `vigil-idle-<n>`, asleep in the kernel, whose stacks the handler
+    /// captures by parking them.
+    private static func startIdleThreads(_ count: Int) {
+        guard count > 0 else { return }
+        let started = DispatchSemaphore(value: 0)
+        for index in 0..<count {
+            let thread = Thread {
+                nameCurrentThread("vigil-idle-\(index)")
+                started.signal()
+                while true { sleep(60) }
+            }
+            thread.start()
+        }
+        for _ in 0..<count { started.wait() }
+    }
+
+    /// Names the calling thread as the kernel shows it (`comm`, what the crash report records):
+    /// Foundation's `Thread.name` does not always reach the kernel in time on Linux.
+    private static func nameCurrentThread(_ name: String) {
+        #if os(Linux)
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        if fd >= 0 {
+            _ = name.withCString { write(fd, $0, strlen($0)) }
+            close(fd)
+            return
+        }
+        #endif
+        Thread.current.name = name
+    }
+
+    /// `crash-at <ns>\n` on standard output, with write(2) so nothing sits in a buffer.
+    private static func announceCrash() {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let line = "crash-at \(UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec))\n"
+        _ = line.withCString { write(1, $0, strlen($0)) }
+    }
+}

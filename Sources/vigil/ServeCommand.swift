@@ -1,0 +1,133 @@
+import Foundation
+import VigilCommandLine
+import VigilServer
+
+/// `vigil serve`: the ingest API, the processing workers and the dashboard in one process.
+enum ServeCommand: Command {
+    static let name = "serve"
+    static let summary = "run the server: ingest API, processing and dashboard"
+    static let usage = """
+        usage: vigil serve [--db sqlite:PATH | --db postgres://USER@HOST:PORT/DB] [--bind ADDR] [--port N]
+                           [--admin-token TOKEN] [--reset-admin-token] [--threads N] [--workers N] [--connections N]
+                           [--rate-limit N] [--rate-burst N] [--max-events-bytes N] [--max-events-decoded-bytes N]
+                           [--max-symbols-bytes N] [--spool-dir DIR] [--decoder tape|foundation] [--exit-after SECONDS]
+
+          --db                 where the data lives (default sqlite:.vigil/vigil.sqlite); several servers may share
+                               one PostgreSQL database
+          --bind               address to listen on (default 127.0.0.1: only this machine)
+          --port               TCP port (default 8750; 0 picks a free one)
+          --admin-token        the token for the dashboard, queries, symbols and config (or $VIGIL_ADMIN_TOKEN);
+                               without it, one is generated at first start, printed once and stored hashed
+          --reset-admin-token  replace the stored admin token with a new one, printed now
+          --threads            HTTP threads (default 8)
+          --workers            processing threads (default 2 on SQLite, 4 on PostgreSQL; 0 = another server processes)
+          --rate-limit         requests per second per ingest key (default 500; 0 = none), --rate-burst (default 1000)
+          --max-events-bytes   events body limit as sent (default 5000000), decoded (default 50000000)
+          --exit-after         stop after SECONDS (tests and demos)
+        """
+
+    static func run(_ words: [String]) throws -> Int32 {
+        let valued: Set<String> = ["db", "bind", "port", "admin-token", "threads", "workers", "connections", "rate-limit",
+                                   "rate-burst", "max-events-bytes", "max-events-decoded-bytes", "max-symbols-bytes",
+                                   "spool-dir", "decoder", "exit-after"]
+        let arguments = try Arguments(words, valued: valued)
+        let unknown = arguments.unknown(allowedFlags: ["reset-admin-token"], allowedValues: valued)
+        guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
+        guard arguments.positional.isEmpty else { throw UsageError("unexpected argument \"\(arguments.positional[0])\"") }
+
+        var options = ServerOptions(database: try database(arguments))
+        options.http = HTTPServerConfiguration(bindAddress: arguments.value("bind") ?? "127.0.0.1",
+                                               port: try arguments.number("port", default: UInt16(8750)),
+                                               threads: try arguments.number("threads", default: 8))
+        options.adminToken = arguments.value("admin-token") ?? ProcessInfo.processInfo.environment["VIGIL_ADMIN_TOKEN"]
+        // PostgreSQL workers overlap their round trips; on SQLite one writer serializes them anyway.
+        let defaultWorkers: Int
+        if case .postgres = options.database { defaultWorkers = 4 } else { defaultWorkers = 2 }
+        options.workers = try arguments.number("workers", default: defaultWorkers)
+        options.connections = try arguments.number("connections", default: 12)
+        options.rateLimitPerSecond = try arguments.number("rate-limit", default: 500.0)
+        options.rateLimitBurst = try arguments.number("rate-burst", default: max(1, options.rateLimitPerSecond * 2))
+        options.eventsMaxBytes = try arguments.number("max-events-bytes", default: options.eventsMaxBytes)
+        options.eventsMaxDecodedBytes = try arguments.number("max-events-decoded-bytes", default: options.eventsMaxDecodedBytes)
+        options.symbolsMaxBytes = try arguments.number("max-symbols-bytes", default: options.symbolsMaxBytes)
+        if let spool = arguments.value("spool-dir") { options.spoolDirectory = spool }
+        if let decoder = arguments.value("decoder") {
+            guard let parsed = EventIngestor.Decoder(rawValue: decoder) else { throw UsageError("--decoder: expected tape or foundation") }
+            options.decoder = parsed
+        }
+        let exitAfter: Double? = try arguments.value("exit-after").map { text in
+            guard let seconds = Double(text), seconds >= 0 else { throw UsageError("--exit-after: \"\(text)\" is not a number of seconds") }
+            return seconds
+        }
+        if arguments.flag("reset-admin-token") {
+            guard options.adminToken == nil else { throw UsageError("--reset-admin-token and --admin-token exclude each other") }
+            let store = try ServerStore.open(options.database, connections: 2)
+            let token = try ServerApplication.resetAdminToken(store: store)
+            store.database.close()
+            CommandDispatcher.writeStandardOutput("admin token (replaces the old one, shown only now): \(token)\n")
+        }
+        return try serve(options, exitAfter: exitAfter)
+    }
+
+    /// The `--db` value, defaulting to an SQLite file under `./.vigil/`.
+    static func database(_ arguments: Arguments) throws -> DatabaseLocation {
+        do {
+            return try DatabaseLocation(arguments.value("db") ?? "sqlite:.vigil/vigil.sqlite")
+        } catch {
+            throw UsageError("\(error)")
+        }
+    }
+
+    /// Starts the server, prints where it listens and the first-start secrets, and serves until
+    /// SIGINT/SIGTERM or `exitAfter` seconds.
+    static func serve(_ options: ServerOptions, exitAfter: Double?, extraRoutes: [HTTPRoute] = [],
+                      onStart: (ServerApplication) throws -> Void = { _ in }) throws -> Int32 {
+        try FileManager.default.createDirectory(atPath: options.spoolDirectory, withIntermediateDirectories: true)
+        let app = try ServerApplication.start(options, symbolication: ServerEngines.symbolication(scratch: options.spoolDirectory),
+                                              reportImporter: ServerEngines.reportImporter,
+                                              crashAnalyzer: ServerEngines.crashAnalyzer, extraRoutes: extraRoutes,
+                                              log: { CommandDispatcher.writeStandardError("vigil serve: \($0)") })
+        let host = options.http.bindAddress.contains(":") ? "[\(options.http.bindAddress)]" : options.http.bindAddress
+        var banner = "vigil serve: listening on http://\(host):\(app.port) (\(options.database)), "
+            + "\(options.workers) processing workers\n"
+        if let token = app.firstStart.adminToken {
+            banner += "admin token (shown only now; stored hashed): \(token)\n"
+            banner += "dashboard: http://\(host):\(app.port)/login?token=\(token)\n"
+        } else {
+            banner += "dashboard: http://\(host):\(app.port)/ (log in with the admin token)\n"
+        }
+        if let key = app.firstStart.defaultProjectKey {
+            banner += "project \"\(app.firstStart.defaultProject.name)\" created; ingest key (shown only now): \(key)\n"
+        }
+        CommandDispatcher.writeStandardOutput(banner)
+        do {
+            try onStart(app)
+        } catch {
+            app.stop()
+            throw error
+        }
+        waitForTermination(seconds: exitAfter)
+        app.stop()
+        CommandDispatcher.writeStandardOutput("vigil serve: stopped\n")
+        return 0
+    }
+
+    /// Blocks until SIGINT or SIGTERM arrives, or `seconds` pass.
+    static func waitForTermination(seconds: Double?) {
+        let done = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { done.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        if let seconds {
+            _ = done.wait(timeout: .now() + seconds)
+        } else {
+            done.wait()
+        }
+        for source in sources { source.cancel() }
+    }
+}

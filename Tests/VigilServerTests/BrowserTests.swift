@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import VigilCore
+import VigilTestSupport
+@testable import VigilServer
+
+/// Headless Chromium loads every dashboard page: the HTML parses, nothing logs a console error
+/// or a blocked resource, and a screenshot of the issues page is kept in `bench-results/`.
+@Suite("dashboard in a browser")
+struct BrowserTests {
+    static var chromium: String {
+        ProcessInfo.processInfo.environment["VIGIL_CHROMIUM"] ?? "/usr/bin/chromium"
+    }
+
+    /// Loads `url` in headless Chromium with the profile in `profile`; returns the DOM and the
+    /// browser's console and error lines.
+    static func load(_ url: String, profile: URL, screenshot: URL? = nil) throws -> (dom: String, problems: [String]) {
+        var arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                         "--no-default-browser-check", "--disable-extensions", "--user-data-dir=\(profile.path)",
+                         "--enable-logging=stderr", "--v=0", "--window-size=1280,1000"]
+        if let screenshot { arguments.append("--screenshot=\(screenshot.path)") } else { arguments.append("--dump-dom") }
+        let outcome = try SpawnedProcess.run(chromium, arguments + [url], timeout: 90)
+        guard outcome.exitStatus == 0 else { throw TestSupportError("chromium failed on \(url): \(outcome)") }
+        let problems = outcome.standardError.split(separator: "\n").map(String.init).filter { line in
+            line.contains("CONSOLE") || line.contains("Uncaught") || line.contains("Refused to")
+                || line.contains("net::ERR_") || line.contains("Failed to load resource")
+        }
+        return (outcome.standardOutput, problems)
+    }
+
+    @Test("the console check sees a real page error")
+    func detectsErrors() throws {
+        let profile = try TemporaryDirectory(prefix: "chromium")
+        let (_, problems) = try Self.load("data:text/html,<script>missingFunction()</script>", profile: profile.url)
+        #expect(problems.contains { $0.contains("missingFunction") })
+    }
+
+    @Test("a demo run: every page loads without page errors, the hang's stack shows blockMainThreadForDemo")
+    func demoRun() throws {
+        let vigil = try BuildProducts.executable("vigil")
+        let sample = try BuildProducts.executable("vigil-sample")
+        let work = try TemporaryDirectory(prefix: "demo")
+        let port = try LoopbackPort.free()
+        let demo = try SpawnedProcess.start(vigil.path, ["demo", "--dir", work.file("vigil").path, "--port", String(port),
+                                                        "--admin-token", TestServer.adminToken, "--sample", sample.path,
+                                                        "--exit-after", "600"])
+        defer {
+            demo.terminate()
+            demo.wait(timeout: 30)
+        }
+        let deadline = Date().addingTimeInterval(240)
+        while !demo.standardOutput.contains("events processed"), Date() < deadline {
+            if kill(demo.pid, 0) != 0 { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        try #require(demo.standardOutput.contains("events processed"), "the demo did not finish its scenarios: \(demo.standardOutput)\n\(demo.standardError)")
+        #expect(demo.standardOutput.contains("Hang in blockMainThreadForDemo"))
+
+        let client = HTTPTestClient(port: port)
+        let issues = try client.get("/api/v1/issues?kind=hang", headers: ["Authorization": "Bearer \(TestServer.adminToken)"])
+        let hangID = try #require((issues.json["issues"] as? [[String: Any]])?.first?["id"] as? Int)
+        let profile = try TemporaryDirectory(prefix: "chromium")
+        let base = "http://127.0.0.1:\(port)"
+        let login = try Self.load("\(base)/login?token=\(TestServer.adminToken)&next=/issues", profile: profile.url)
+        #expect(login.dom.contains("<h1>Issues</h1>"), "the login link did not lead to the issues page")
+        #expect(login.dom.contains("blockMainThreadForDemo"))
+        for path in ["/", "/issues", "/issues/\(hangID)", "/hangs", "/network", "/launch", "/frames", "/compare", "/symbols"] {
+            let (dom, problems) = try Self.load(base + path, profile: profile.url)
+            #expect(problems.isEmpty, "\(path): \(problems)")
+            #expect(dom.contains("</main>"), "\(path) did not render")
+            #expect(!dom.contains("Log in</h1>"), "\(path) asked for a login")
+            if path == "/issues/\(hangID)" {
+                // The hot frame, symbolicated from the uploaded binary, is highlighted as the app's own.
+                #expect(dom.contains("<tr class=\"inapp\"><td class=\"num\">0</td><td class=\"fn\">blockMainThreadForDemo"), "\(dom.prefix(4000))")
+                #expect(dom.contains("DemoWorkload.swift"))
+            }
+        }
+        let results = BuildProducts.packageRoot.appendingPathComponent("bench-results", isDirectory: true)
+        try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
+        let shot = results.appendingPathComponent("dashboard-issues.png")
+        try? FileManager.default.removeItem(at: shot)
+        _ = try Self.load(base + "/issues", profile: profile.url, screenshot: shot)
+        let size = (try FileManager.default.attributesOfItem(atPath: shot.path)[.size] as? NSNumber)?.intValue ?? 0
+        #expect(size > 10_000, "the screenshot is missing or empty")
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+import VigilTestSupport
+@testable import VigilServer
+
+/// The libmicrohttpd wrapper over real loopback sockets.
+@Suite("HTTP server")
+struct HTTPServerTests {
+    private static func makeRouter(spool: String = NSTemporaryDirectory()) -> HTTPRouter {
+        var router = HTTPRouter()
+        router.add("GET", "/hello/:name") { request in
+            .text("hello \(request.pathParameters["name"] ?? "?") q=\(request.query["q"] ?? "")")
+        }
+        router.add("POST", "/echo", body: BodyPolicy(maxBytes: 1 << 20, maxDecodedBytes: 4 << 20)) { request in
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("bytes"); writer.number(request.bodyData.count)
+            writer.key("sum"); writer.number(request.bodyData.reduce(0) { $0 &+ Int($1) })
+            writer.key("type"); writer.string(request.mediaType)
+            writer.endObject()
+            return .json(writer.data)
+        }
+        router.add("POST", "/spool", body: BodyPolicy(maxBytes: 8 << 20, acceptsGzip: false,
+                                                      storage: .temporaryFile(directory: spool))) { request in
+            guard case .file(let url, let size) = request.body else { throw HTTPError.badRequest("not spooled") }
+            let onDisk = try Data(contentsOf: url)
+            return .text("\(size) \(onDisk.count) \(url.path)")
+        }
+        router.add("GET", "/fail") { _ in throw HTTPError(status: 429, code: "rate_limited", reason: "slow down",
+                                                          headers: [("Retry-After", "3")]) }
+        return router
+    }
+
+    private static func start(spool: String = NSTemporaryDirectory()) throws -> (HTTPServer, HTTPTestClient) {
+        let server = try HTTPServer(configuration: HTTPServerConfiguration(threads: 4), router: makeRouter(spool: spool))
+        return (server, HTTPTestClient(port: server.port))
+    }
+
+    @Test("routes by method and path, passing placeholders and query arguments")
+    func routing() throws {
+        let (server, client) = try Self.start()
+        defer { server.stop() }
+        let hello = try client.get("/hello/w%C3%B6rld?q=a%20b")
+        #expect(hello.status == 200)
+        #expect(hello.text == "hello wörld q=a b")
+        let missing = try client.get("/nope")
+        #expect(missing.status == 404)
+        #expect(missing.json["error"] as? String == "not_found")
+        let wrongMethod = try client.send("DELETE", "/echo")
+        #expect(wrongMethod.status == 405)
+        #expect(wrongMethod.headers["allow"] == "POST")
+    }
+
+    @Test("a handler's HTTPError becomes its status, headers and JSON reason")
+    func errorAnswers() throws {
+        let (server, client) = try Self.start()
+        defer { server.stop() }
+        let answer = try client.get("/fail")
+        #expect(answer.status == 429)
+        #expect(answer.headers["retry-after"] == "3")
+        #expect(answer.json["reason"] as? String == "slow down")
+    }
+
+    @Test("plain and gzip bodies reach the handler byte for byte")
+    func bodies() throws {
+        let (server, client) = try Self.start()
+        defer { server.stop() }
+        let body = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let expectedSum = body.reduce(0) { $0 &+ Int($1) }
+        let plain = try client.post("/echo", body, headers: ["Content-Type": "application/json; charset=utf-8"])
+        #expect(plain.status == 200)
+        #expect(plain.json["bytes"] as? Int == body.count)
+        #expect(plain.json["sum"] as? Int == expectedSum)
+        #expect(plain.json["type"] as? String == "application/json")
+        let gzip = try client.post("/echo", try GzipDeflater.compress(body), headers: ["Content-Encoding": "gzip"])
+        #expect(gzip.status == 200)
+        #expect(gzip.json["bytes"] as? Int == body.count)
+        #expect(gzip.json["sum"] as? Int == expectedSum)
+        let chunked = try client.send("POST", "/echo", body: body, stream: true)
+        #expect(chunked.json["bytes"] as? Int == body.count)
+    }
+
+    @Test("bodies over the limit are refused with 413: declared, chunked, and inflated (gzip bomb)")
+    func limits() throws {
+        let (server, client) = try Self.start()
+        defer { server.stop() }
+        let big = Data(count: (1 << 20) + 1)
+        let declared = try client.post("/echo", big)
+        #expect(declared.status == 413)
+        #expect(declared.json["error"] as? String == "body_too_large")
+        let chunked = try client.send("POST", "/echo", body: big, stream: true)
+        #expect(chunked.status == 413)
+        // 64 MiB of zeros compress to about 64 KiB: far under the 1 MiB wire limit, far over the
+        // 4 MiB inflated limit.
+        let bomb = try GzipDeflater.compress(Data(count: 64 << 20), level: 9)
+        #expect(bomb.count < 1 << 20)
+        let inflated = try client.post("/echo", bomb, headers: ["Content-Encoding": "gzip"])
+        #expect(inflated.status == 413)
+        #expect((inflated.json["reason"] as? String)?.contains("inflates past") == true)
+        // The server still answers normally afterwards.
+        #expect(try client.get("/hello/x").status == 200)
+    }
+
+    @Test("corrupt or truncated gzip is a 400 and an unknown encoding a 415")
+    func badEncodings() throws {
+        let (server, client) = try Self.start()
+        defer { server.stop() }
+        let good = try GzipDeflater.compress(Data("{\"a\":1}".utf8))
+        let truncated = try client.post("/echo", good.prefix(good.count - 4), headers: ["Content-Encoding": "gzip"])
+        #expect(truncated.status == 400)
+        #expect(truncated.json["error"] as? String == "bad_gzip")
+        let garbage = try client.post("/echo", Data("not gzip at all".utf8), headers: ["Content-Encoding": "gzip"])
+        #expect(garbage.status == 400)
+        let brotli = try client.post("/echo", Data("x".utf8), headers: ["Content-Encoding": "br"])
+        #expect(brotli.status == 415)
+        let spoolGzip = try client.post("/spool", good, headers: ["Content-Encoding": "gzip"])
+        #expect(spoolGzip.status == 415)
+    }
+
+    @Test("a spooled body is a temporary file the server deletes after answering")
+    func spooledBody() throws {
+        let spool = try TemporaryDirectory(prefix: "spool")
+        let (server, client) = try Self.start(spool: spool.url.path)
+        defer { server.stop() }
+        let body = Data(repeating: 7, count: 2 << 20)
+        let answer = try client.post("/spool", body)
+        #expect(answer.status == 200)
+        let parts = answer.text.split(separator: " ")
+        #expect(parts.count == 3)
+        #expect(parts.first == "\(body.count)")
+        #expect(parts.dropFirst().first == "\(body.count)")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: spool.url.path)
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test("concurrent clients are all served by the thread pool")
+    func concurrentClients() throws {
+        let (server, client) = try Self.start()
+        defer { server.stop() }
+        let failures = Counter()
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for index in 0..<25 {
+                let body = Data(repeating: UInt8(worker), count: 1000 + index)
+                let answer = try? client.post("/echo", body)
+                if answer?.json["bytes"] as? Int != body.count { failures.add() }
+            }
+        }
+        #expect(failures.value == 0)
+    }
+
+    @Test("a second server cannot bind the same port and says why")
+    func bindConflict() throws {
+        let (server, _) = try Self.start()
+        defer { server.stop() }
+        #expect(throws: HTTPServerError.self) {
+            _ = try HTTPServer(configuration: HTTPServerConfiguration(port: server.port), router: HTTPRouter())
+        }
+        #expect(throws: HTTPServerError.self) {
+            _ = try HTTPServer(configuration: HTTPServerConfiguration(bindAddress: "not-an-ip"), router: HTTPRouter())
+        }
+    }
+}
+
+/// A thread-safe counter for tests that fan out over threads.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add(_ amount: Int = 1) { lock.lock(); count += amount; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+}
+
+/// A thread-safe list for tests that fan out over threads.
+final class Collected<Element>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Element] = []
+    func append(_ element: Element) { lock.lock(); storage.append(element); lock.unlock() }
+    var items: [Element] { lock.lock(); defer { lock.unlock() }; return storage }
+}
