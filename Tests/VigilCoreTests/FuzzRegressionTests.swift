@@ -37,6 +37,31 @@ struct FuzzRegressionTests {
         #expect(failure.reason.contains("outside the years 0000 to 9999"), "\(failure.reason)")
     }
 
+    @Test("an event id or session that is not a 36-character UUID is refused, though Foundation's parser takes it",
+          arguments: ["8E1B2C3D--000-4000-8000-000000000003", "8E1B2C3D-+000-4000-8000-000000000003",
+                      "8E1B2C3D-0x00-4000-8000-000000000003", "8E1B2C3D- 0 0-4000-8000-000000000003"])
+    func laxUUIDIsRefused(text: String) throws {
+        for field in ["id", "session"] {
+            var object = try #require(JSONSerialization.jsonObject(with: EventJSON.encode(SampleEvents.make(.log, index: 2)))
+                                      as? [String: Any])
+            object[field] = text
+            let results = try EventJSON.decodeBatch(JSONSerialization.data(withJSONObject: [object]))
+            guard case .failure(let failure)? = results.first else {
+                Issue.record("\(field) \(text) was accepted")
+                continue
+            }
+            #expect(failure.reason == "[0].\(field): Attempted to decode UUID from invalid UUID string.")
+        }
+    }
+
+    @Test("an event id in lowercase is still read")
+    func lowercaseUUIDIsRead() throws {
+        let event = SampleEvents.make(.log, index: 2)
+        var object = try #require(JSONSerialization.jsonObject(with: EventJSON.encode(event)) as? [String: Any])
+        object["id"] = event.id.uuidString.lowercased()
+        #expect(try EventJSON.decode(JSONSerialization.data(withJSONObject: object)).id == event.id)
+    }
+
     @Test("schemaDate keeps a date on the millisecond that format and parse agree on")
     func schemaDateIsAFixedPoint() throws {
         for seconds in [1_795_985_323.12253, -0.0004, -62_167_219_200.0, 253_402_300_799.9994, 0.0005] {
