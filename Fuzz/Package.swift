@@ -45,6 +45,8 @@ let package = Package(
             .product(name: "VigilCore", package: "Vigil"), .product(name: "VigilStore", package: "Vigil"),
             .product(name: "VigilServer", package: "Vigil"),
         ]),
+        // gzip request bodies as the server inflates them while they arrive (VigilServer's GzipInflater).
+        .executableTarget(name: "FuzzGzipInflater", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilServer", package: "Vigil")]),
         // Launch graph files (VigilLaunch's LaunchGraphFile), simulated.
         .executableTarget(name: "FuzzLaunchGraphFile", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilLaunch", package: "Vigil")]),
         // Events files as `vigil launch report` reads them (VigilLaunch's LaunchTrace).
