@@ -3,7 +3,8 @@
 // libFuzzer targets for Vigil's parsers of outside input, run by `make fuzz` (scripts/fuzz),
 // which builds this package with -sanitize=fuzzer,address. Each target is one executable
 // under Sources/ (scripts/fuzz runs every one); its seed inputs live in Corpus/<target>/. Shared
-// C declarations live in Driver/, outside Sources/, so that they are not taken for a target.
+// C declarations live in Driver/ and shared Swift helpers in Support/, outside Sources/, so that
+// they are not taken for targets. docs/fuzzing.md lists the targets and what each one asserts.
 
 import PackageDescription
 
@@ -14,6 +15,8 @@ let package = Package(
     targets: [
         // The declaration of libFuzzer's driver, which each target's entry point calls.
         .target(name: "CFuzzDriver", path: "Driver"),
+        // Helpers the targets share: an input cursor, an invariant check, a value differ.
+        .target(name: "FuzzSupport", path: "Support/FuzzSupport"),
         // Segment files as recovery reads them (VigilStore).
         .executableTarget(name: "FuzzSegmentRecovery", dependencies: ["CFuzzDriver", 
             .product(name: "VigilStore", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
@@ -33,6 +36,36 @@ let package = Package(
         // Ingest bodies as POST /api/v1/events reads them (VigilServer's event batch decoder).
         .executableTarget(name: "FuzzEventBatch", dependencies: ["CFuzzDriver",
             .product(name: "VigilServer", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
+        ]),
+        // The /proc parsers and the process start time (VigilCore's ProcFS).
+        .executableTarget(name: "FuzzProcFS", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilCore", package: "Vigil")]),
+        // RFC 3339 timestamps (VigilCore's Timestamp).
+        .executableTarget(name: "FuzzTimestamp", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilCore", package: "Vigil")]),
+        // Hex addresses (VigilCore's Address).
+        .executableTarget(name: "FuzzAddress", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilCore", package: "Vigil")]),
+        // Event batches through EventJSON, the sanitizer and both encoders, against the server's decoder
+        // (VigilCore, VigilStore's EventJSONWriter, VigilServer's EventBatchDecoder).
+        .executableTarget(name: "FuzzEventRoundTrip", dependencies: ["CFuzzDriver", "FuzzSupport",
+            .product(name: "VigilCore", package: "Vigil"), .product(name: "VigilStore", package: "Vigil"),
+            .product(name: "VigilServer", package: "Vigil"),
+        ]),
+        // gzip request bodies as the server inflates them while they arrive (VigilServer's GzipInflater).
+        .executableTarget(name: "FuzzGzipInflater", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilServer", package: "Vigil")]),
+        // Launch graph files (VigilLaunch's LaunchGraphFile), simulated.
+        .executableTarget(name: "FuzzLaunchGraphFile", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilLaunch", package: "Vigil")]),
+        // Events files as `vigil launch report` reads them (VigilLaunch's LaunchTrace).
+        .executableTarget(name: "FuzzLaunchTrace", dependencies: ["CFuzzDriver", "FuzzSupport",
+            .product(name: "VigilLaunch", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
+        ]),
+        // BLE notification streams of 0xAA55 frames (VigilBLE's FrameReassembler).
+        .executableTarget(name: "FuzzFrameReassembler", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilBLE", package: "Vigil")]),
+        // BLE notification streams of TLV packets (VigilBLE's TLVPacketReassembler).
+        .executableTarget(name: "FuzzTLVPacketReassembler", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilBLE", package: "Vigil")]),
+        // Reliable-transfer packets (VigilBLE's TransferPacket).
+        .executableTarget(name: "FuzzTransferPacket", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilBLE", package: "Vigil")]),
+        // The reliable-transfer receiver fed a central's packets, good and hostile (VigilBLE's TransferReceiver).
+        .executableTarget(name: "FuzzTransferReceiver", dependencies: ["CFuzzDriver", "FuzzSupport",
+            .product(name: "VigilBLE", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
         ]),
         // Crash reports in every format, then classification, fingerprints and every writer (VigilReports).
         .target(name: "ReportFuzzing", dependencies: [.product(name: "VigilReports", package: "Vigil")], path: "Support/ReportFuzzing"),

@@ -79,7 +79,7 @@ public struct LaunchTrace: Hashable, Sendable {
         for span in spans {
             if span.name == LaunchSpanAttribute.rootSpanName {
                 rootStart[span.traceId] = span.start
-                if case .int(let value)? = span.attributes[LaunchSpanAttribute.cores] { cores[span.traceId] = Int(clamping: value) }
+                if let value = coresAttribute(span) { cores[span.traceId] = value }
             }
             guard span.name.hasPrefix(LaunchSpanAttribute.taskSpanPrefix) else { continue }
             if byTrace[span.traceId] == nil { order.append(span.traceId) }
@@ -96,9 +96,7 @@ public struct LaunchTrace: Hashable, Sendable {
                 let task = makeTask(span, origin: origin)
                 guard seen.insert(task.id).inserted else { continue }
                 tasks.append(task)
-                if traceCores == nil, case .int(let value)? = span.attributes[LaunchSpanAttribute.cores] {
-                    traceCores = Int(clamping: value)
-                }
+                if traceCores == nil, let value = coresAttribute(span) { traceCores = value }
             }
             tasks.sort { ($0.startMs, $0.endMs) < ($1.startMs, $1.endMs) }
             let absent = Set(tasks.flatMap(\.dependencies)).subtracting(seen).sorted()
@@ -125,6 +123,17 @@ public struct LaunchTrace: Hashable, Sendable {
 
     /// Largest time offset or duration read from a span, in ms (one day).
     static let maxMilliseconds = 86_400_000.0
+
+    /// Most cores a span may claim: what graph files and `--cores` accept.
+    static let maxCores = 1024
+
+    /// The span's `launch.cores` attribute when it is a core count in 1…``maxCores``; any other
+    /// value is ignored, because the simulator allocates per core and the file is outside input.
+    private static func coresAttribute(_ span: SpanPayload) -> Int? {
+        guard case .int(let value)? = span.attributes[LaunchSpanAttribute.cores], value >= 1,
+              value <= Int64(maxCores) else { return nil }
+        return Int(value)
+    }
 
     private static func makeTask(_ span: SpanPayload, origin: Date) -> Task {
         let attributes = span.attributes

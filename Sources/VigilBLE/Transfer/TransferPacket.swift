@@ -138,7 +138,11 @@ public struct TransferStart: Sendable, Hashable {
 
     /// Number of chunks: ⌈totalBytes / chunkSize⌉.
     public var chunkCount: UInt64 {
-        chunkSize == 0 ? 0 : (totalBytes + UInt64(chunkSize) - 1) / UInt64(chunkSize)
+        guard chunkSize > 0 else { return 0 }
+        // Divide first: `totalBytes` comes off the wire, and adding `chunkSize - 1` to it
+        // overflows near `UInt64.max`.
+        let size = UInt64(chunkSize)
+        return totalBytes / size + (totalBytes % size == 0 ? 0 : 1)
     }
 }
 

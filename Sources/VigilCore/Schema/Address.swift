@@ -15,8 +15,19 @@ public struct Address: Hashable, Comparable, Sendable, Codable, CustomStringConv
     public init?(hex: some StringProtocol) {
         var digits = Substring(hex)
         if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
-        guard !digits.isEmpty, digits.count <= 16, let parsed = UInt64(digits, radix: 16) else { return nil }
+        // Checked byte by byte: `UInt64(_:radix:)` alone would also take a leading `+` or `-`.
+        guard !digits.isEmpty, digits.utf8.count <= 16, digits.utf8.allSatisfy(Address.isHexDigit),
+              let parsed = UInt64(digits, radix: 16) else { return nil }
         self.value = parsed
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"):
+            return true
+        default:
+            return false
+        }
     }
 
     /// `0x` followed by lowercase hex digits, no padding.

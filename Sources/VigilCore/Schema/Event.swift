@@ -61,7 +61,7 @@ extension Event: Codable {
             throw DecodingError.dataCorruptedError(
                 forKey: .schema, in: container, debugDescription: "schema must be 1 or later, got \(schema)")
         }
-        id = try container.decode(UUID.self, forKey: .id)
+        id = try Event.decodeUUID(container, forKey: .id)
         let typeName = try container.decode(String.self, forKey: .type)
         guard let type = EventType(rawValue: typeName) else {
             throw DecodingError.dataCorruptedError(
@@ -70,7 +70,7 @@ extension Event: Codable {
                     + EventType.allCases.map(\.rawValue).joined(separator: ", "))
         }
         time = try container.decode(Date.self, forKey: .time)
-        session = try container.decode(UUID.self, forKey: .session)
+        session = try Event.decodeUUID(container, forKey: .session)
         app = try container.decode(AppInfo.self, forKey: .app)
         device = try container.decode(DeviceInfo.self, forKey: .device)
         context = try container.decodeIfPresent(EventContext.self, forKey: .context) ?? EventContext()
@@ -86,6 +86,28 @@ extension Event: Codable {
         case .span: payload = .span(try container.decode(SpanPayload.self, forKey: .payload))
         case .log: payload = .log(try container.decode(LogPayload.self, forKey: .payload))
         }
+    }
+
+    /// A UUID in its 36-character text form only: Foundation's `UUID(uuidString:)` on Linux also
+    /// takes `-0`, `+0`, `0x` or ` 0` for a pair of digits, which would give two different ids
+    /// one value (and the server's tape decoder, rightly, refuses them).
+    private static func decodeUUID(_ container: KeyedDecodingContainer<CodingKeys>, forKey key: CodingKeys) throws -> UUID {
+        let text = try container.decode(String.self, forKey: key)
+        var index = 0
+        let wellFormed = text.utf8.count == 36 && text.utf8.allSatisfy { byte in
+            defer { index += 1 }
+            switch index {
+            case 8, 13, 18, 23: return byte == UInt8(ascii: "-")
+            default:
+                return (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+            }
+        }
+        guard wellFormed, let value = UUID(uuidString: text) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container,
+                                                   debugDescription: "Attempted to decode UUID from invalid UUID string.")
+        }
+        return value
     }
 
     public func encode(to encoder: any Encoder) throws {

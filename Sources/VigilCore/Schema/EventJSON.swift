@@ -20,15 +20,22 @@ public enum EventJSON {
         return encoder
     }
 
-    /// A `JSONDecoder` that reads RFC 3339 dates (with or without a fraction, `Z` or an offset).
+    /// A `JSONDecoder` that reads RFC 3339 dates (with or without a fraction, `Z` or an offset)
+    /// at the schema's precision: a finer fraction is rounded to the millisecond and a date
+    /// outside the years 0000 to 9999 UTC is an error, so that what is decoded encodes back
+    /// to itself (see ``Timestamp/schemaDate(_:)``).
     public static func makeDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
-            guard let date = Timestamp.parse(text) else {
+            guard let parsed = Timestamp.parse(text) else {
                 throw DecodingError.dataCorruptedError(
                     in: container, debugDescription: "expected an RFC 3339 timestamp, got \"\(text.prefix(40))\"")
+            }
+            guard let date = Timestamp.schemaDate(parsed) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "the timestamp \"\(text.prefix(40))\" is outside the years 0000 to 9999 UTC")
             }
             return date
         }

@@ -94,6 +94,17 @@ public enum Timestamp {
         return Date(timeIntervalSince1970: Double(seconds * 1_000_000 + Int64(micros)) / 1_000_000)
     }
 
+    /// `date` as the event schema keeps it: on the millisecond ``format(_:)`` writes, so that
+    /// `parse(format(d)) == d` holds for the result. Nil outside the years `format` can write
+    /// (0000 to 9999 UTC), where it would clamp. Readers of events apply it to every parsed
+    /// timestamp, so that a decoded event encodes back to itself. Cost: a few float operations.
+    public static func schemaDate(_ date: Date) -> Date? {
+        let raw = (date.timeIntervalSince1970 * 1000).rounded()
+        guard raw.isFinite, raw >= Double(minMillis), raw <= Double(maxMillis) else { return nil }
+        // The value `parse` builds from the formatted text: whole microseconds over 10⁶.
+        return Date(timeIntervalSince1970: Double(Int64(raw) * 1000) / 1_000_000)
+    }
+
     private static let minMillis: Int64 = -62_167_219_200_000  // 0000-01-01T00:00:00Z
     private static let maxMillis: Int64 = 253_402_300_799_999  // 9999-12-31T23:59:59.999Z
 

@@ -355,17 +355,18 @@ final class JSONTape {
         return bytes[Int(item.start)..<Int(item.end)]
     }
 
-    /// The value node of member `key` in object node `object`, the last one when repeated.
+    /// The value node of member `key` in object node `object`, the first one when repeated.
     func member(_ object: Int, _ key: String) -> Int? {
         guard nodes[object].kind == .object else { return nil }
-        var found: Int?
         var child = object + 1
         for _ in 0..<nodes[object].count {
             let value = child + 1
-            if stringEquals(child, key) { found = value }
+            // The first, as Foundation's JSONDecoder reads repeated names: both decoders must
+            // read the same event from the same body.
+            if stringEquals(child, key) { return value }
             child = Int(nodes[value].next)
         }
-        return found
+        return nil
     }
 }
 

@@ -8,7 +8,7 @@ import VigilCore
 ///
 /// Semantics follow `JSONDecoder` as ``EventJSON`` configures it: dates are RFC 3339 strings
 /// (``Timestamp/parse(_:)``), integers must be exact, `null` for a non-optional is
-/// `valueNotFound`, a repeated member name keeps its last value, and errors carry the coding
+/// `valueNotFound`, a repeated member name keeps its first value, and errors carry the coding
 /// path so that ``EventJSON/describe(_:)`` prints `payload.durationMs: expected Double`.
 final class JSONTapeDecoder: Decoder {
     let tape: JSONTape
@@ -182,9 +182,14 @@ final class JSONTapeDecoder: Decoder {
 
     func date(node: Int, key: (any CodingKey)?) throws -> Date {
         let text = try string(node: node, key: key)
-        guard let date = Timestamp.parse(text) else {
+        guard let parsed = Timestamp.parse(text) else {
             throw DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: path(key), debugDescription: "expected an RFC 3339 timestamp, got \"\(text.prefix(40))\""))
+        }
+        // At the schema's precision, with the same refusal as EventJSON's decoder.
+        guard let date = Timestamp.schemaDate(parsed) else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: path(key), debugDescription: "the timestamp \"\(text.prefix(40))\" is outside the years 0000 to 9999 UTC"))
         }
         return date
     }
