@@ -31,8 +31,9 @@ extension SegmentLog {
     }
 
     /// Tries `open()` again when the last attempt is old enough (an unwritable directory may
-    /// become writable, another process may release the lock).
+    /// become writable, another process may release the lock). Never after ``close()``.
     func reopenIfDue() {
+        guard !closed else { return }
         if let last = lastOpenAttempt,
            clock.monotonicNow().nanoseconds(since: last) < SegmentLog.reopenIntervalNanoseconds { return }
         open()
@@ -46,6 +47,9 @@ extension SegmentLog {
             usable = false
             statistics.recovery.directoryUsable = false
             statistics.recovery.directoryProblem = String(describing: error)
+            // Let go of the lock: the next attempt opens a new descriptor, and flock refuses it
+            // while this process still holds the lock through the old one.
+            releaseLock()
             return
         }
         var newest: [UInt64: SegmentName] = [:]

@@ -33,6 +33,8 @@ final class SegmentLog {
     /// Whether the directory is open and locked.
     var usable = false
     var lockDescriptor: Int32 = -1
+    /// Set by ``close()``: the directory is not opened again.
+    private(set) var closed = false
     var lastOpenAttempt: MonotonicInstant?
     /// After a failed compaction the cap is not enforced again before this instant.
     var capBlockedUntil: MonotonicInstant?
@@ -370,7 +372,8 @@ final class SegmentLog {
         segments.removeAll { $0 === segment }
     }
 
-    /// Seals every segment (with `fsync`), closes every file and releases the directory lock.
+    /// Seals every segment (with `fsync`), closes every file and releases the directory lock,
+    /// for good: a later append (one that raced `EventStore.close()`) is dropped and counted.
     func close() {
         for segment in segments {
             journalPendingDeletions(segment)
@@ -379,9 +382,15 @@ final class SegmentLog {
             segment.deletionsDescriptor = -1
         }
         segments.removeAll()
+        releaseLock()
+        usable = false
+        closed = true
+    }
+
+    /// Closes the lock file's descriptor, which releases the directory lock.
+    func releaseLock() {
         if lockDescriptor >= 0 { files.close(lockDescriptor) }
         lockDescriptor = -1
-        usable = false
     }
 
     /// Counters plus the current contents.
