@@ -90,6 +90,25 @@ struct HangDetectorBadInputTests {
         #expect(scenario.detector.counters.sampleFailures == 1)
     }
 
+    @Test("a sample or frame stream stuck in the past is resynchronised and counted like the other streams",
+          arguments: [true, false])
+    func sampleAndFrameResynchronisationCounted(samples: Bool) {
+        let clock = TestClock()
+        var detector = HangDetector(clock: clock)
+        let start = clock.monotonicNow()
+        func feed(_ instant: MonotonicInstant) {
+            if samples {
+                detector.recordSample([Address(1)], at: instant)
+            } else {
+                detector.frameRendered(at: instant, frameDurationMs: 16.7)
+            }
+        }
+        feed(start.advanced(byMilliseconds: 3_600_000))  // one absurd future timestamp
+        for step in 1...4 { feed(start.advanced(byMilliseconds: Double(step))) }
+        #expect(detector.counters.outOfOrderInputs == 3)
+        #expect(detector.counters.resynchronizations == 1)
+    }
+
     @Test("a tick from the past is skipped, and the next tick is still in the future")
     func pastTick() {
         let clock = TestClock()

@@ -275,8 +275,10 @@ public struct HangDetector: Sendable {
     /// Feeds a main-thread stack (innermost first) sampled at `instant`.
     public mutating func recordSample(_ frames: [Address], at instant: MonotonicInstant) {
         switch sampleOrder.admit(instant) {
-        case .accepted, .resynchronized:
+        case .accepted:
             break
+        case .resynchronized:
+            counters.resynchronizations += 1
         case .duplicate:
             counters.duplicateInputs += 1
             return
@@ -326,8 +328,10 @@ public struct HangDetector: Sendable {
             return
         }
         switch frameOrder.admit(instant) {
-        case .accepted, .resynchronized:
+        case .accepted:
             break
+        case .resynchronized:
+            counters.resynchronizations += 1
         case .duplicate:
             counters.duplicateInputs += 1
             return
