@@ -199,17 +199,12 @@ public struct HangDetector: Sendable {
     /// turn's measurement restarts at `actual`.
     public mutating func watchdogTick(scheduled: MonotonicInstant, actual: MonotonicInstant) -> HangTickResult {
         var outputs: [HangDetectorOutput] = []
-        switch tickOrder.admit(actual) {
+        switch tickOrder.admit(actual, counting: &counters) {
         case .accepted:
             break
-        case .duplicate:
-            counters.duplicateInputs += 1
-            return HangTickResult(outputs: [], takeSample: false, nextTick: nextTick(after: actual))
-        case .rejected:
-            counters.outOfOrderInputs += 1
+        case .duplicate, .rejected:
             return HangTickResult(outputs: [], takeSample: false, nextTick: nextTick(after: actual))
         case .resynchronized:
-            counters.resynchronizations += 1
             abandonTurn(at: actual, outputs: &outputs)
         }
 
@@ -274,18 +269,8 @@ public struct HangDetector: Sendable {
 
     /// Feeds a main-thread stack (innermost first) sampled at `instant`.
     public mutating func recordSample(_ frames: [Address], at instant: MonotonicInstant) {
-        switch sampleOrder.admit(instant) {
-        case .accepted:
-            break
-        case .resynchronized:
-            counters.resynchronizations += 1
-        case .duplicate:
-            counters.duplicateInputs += 1
-            return
-        case .rejected:
-            counters.outOfOrderInputs += 1
-            return
-        }
+        // A resynchronised sample stream needs no reset: each sample is judged against the turn.
+        guard sampleOrder.admit(instant, counting: &counters).isUsable else { return }
         guard !frames.isEmpty else {
             counters.absurdInputs += 1
             return
@@ -327,18 +312,7 @@ public struct HangDetector: Sendable {
             counters.absurdInputs += 1
             return
         }
-        switch frameOrder.admit(instant) {
-        case .accepted:
-            break
-        case .resynchronized:
-            counters.resynchronizations += 1
-        case .duplicate:
-            counters.duplicateInputs += 1
-            return
-        case .rejected:
-            counters.outOfOrderInputs += 1
-            return
-        }
+        guard frameOrder.admit(instant, counting: &counters).isUsable else { return }
         guard var current = turn, current.monitored, instant >= current.start else { return }
         let gapStart = max(current.lastFrame ?? current.start, current.start)
         current.delayedMs += max(0, instant.milliseconds(since: gapStart) - frameDurationMs)
