@@ -90,23 +90,7 @@ public enum CrashHandler {
     /// Cost: one file open and `fallocate`, one `dl_iterate_phdr`, eight `sigaction`s; the
     /// first call also maps about 1.5 MB of buffers (touched lazily).
     public static func install(_ configuration: Configuration) throws(InstallError) {
-        let status = configuration.metadata.withUnsafeBytes { metadata -> Int32 in
-            configuration.reportPath.withCString { path -> Int32 in
-                var config = vigil_crash_config()
-                config.report_path = path
-                config.metadata = metadata.bindMemory(to: UInt8.self).baseAddress
-                config.metadata_length = UInt32(clamping: metadata.count)
-                config.max_frames = UInt32(clamping: max(0, configuration.maxFrames))
-                config.max_frames_other_threads = UInt32(clamping: max(0, configuration.maxFramesOtherThreads))
-                config.max_threads = UInt32(clamping: max(0, configuration.maxThreads))
-                config.thread_timeout_ms = UInt32(clamping: max(0, configuration.threadTimeoutMs))
-                config.reserve_bytes = UInt32(clamping: max(0, configuration.reserveBytes))
-                config.test_fault_section = configuration.testFaultSection?.rawValue ?? 0
-                config.test_stall_section = configuration.testStallSection?.rawValue ?? 0
-                config.test_stall_ms = UInt32(clamping: max(0, configuration.testStallMs))
-                return vigil_crash_install(&config)
-            }
-        }
+        let status = configuration.withCConfiguration { vigil_crash_install(&$0) }
         guard status == 0 else { throw InstallError(path: configuration.reportPath, code: status) }
     }
 
@@ -149,5 +133,30 @@ public enum CrashHandler {
     /// CRC-32 (zlib's polynomial) of `bytes`, as the raw report's end marker carries it.
     public static func crc32(_ bytes: some ContiguousBytes, continuing crc: UInt32 = 0) -> UInt32 {
         bytes.withUnsafeBytes { raw in vigil_crash_crc32(crc, raw.baseAddress, raw.count) }
+    }
+}
+
+extension CrashHandler.Configuration {
+    /// Calls `body` with these settings as the C handler's `vigil_crash_config` (negative
+    /// numbers become 0, the C default); the path and metadata pointers in it live only
+    /// during the call. The Linux and the Darwin installs both start here.
+    func withCConfiguration<Result>(_ body: (inout vigil_crash_config) -> Result) -> Result {
+        metadata.withUnsafeBytes { metadata -> Result in
+            reportPath.withCString { path -> Result in
+                var config = vigil_crash_config()
+                config.report_path = path
+                config.metadata = metadata.bindMemory(to: UInt8.self).baseAddress
+                config.metadata_length = UInt32(clamping: metadata.count)
+                config.max_frames = UInt32(clamping: max(0, maxFrames))
+                config.max_frames_other_threads = UInt32(clamping: max(0, maxFramesOtherThreads))
+                config.max_threads = UInt32(clamping: max(0, maxThreads))
+                config.thread_timeout_ms = UInt32(clamping: max(0, threadTimeoutMs))
+                config.reserve_bytes = UInt32(clamping: max(0, reserveBytes))
+                config.test_fault_section = testFaultSection?.rawValue ?? 0
+                config.test_stall_section = testStallSection?.rawValue ?? 0
+                config.test_stall_ms = UInt32(clamping: max(0, testStallMs))
+                return body(&config)
+            }
+        }
     }
 }
