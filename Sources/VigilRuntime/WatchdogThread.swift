@@ -14,6 +14,7 @@ public struct WatchdogTick: Sendable, Hashable {
     /// Ticks since the watchdog started, from 1.
     public var sequence: UInt64
 
+    /// A tick due at `scheduled` that ran at `fired`, the `sequence`-th since start.
     public init(scheduled: MonotonicInstant, fired: MonotonicInstant, sequence: UInt64) {
         self.scheduled = scheduled
         self.fired = fired

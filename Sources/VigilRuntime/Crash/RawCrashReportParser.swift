@@ -10,11 +10,15 @@ import Foundation
 public struct RawCrashReportParser: Sendable {
     /// Largest report accepted, in bytes. The handler writes well under 1 MiB.
     public var maxBytes: Int
-    /// Largest frame count per thread, thread count, and image count accepted.
+    /// Largest frame count accepted per thread.
     public var maxFramesPerThread = 8192
+    /// Largest number of threads accepted.
     public var maxThreads = 4096
+    /// Largest number of images (and, separately, of late images) accepted.
     public var maxImages = 65_536
 
+    /// A parser accepting reports of up to `maxBytes` bytes (8 MiB by default). Stateless and
+    /// `Sendable`; parsing is linear in the report's size.
     public init(maxBytes: Int = 8 * 1024 * 1024) {
         self.maxBytes = maxBytes
     }
