@@ -74,6 +74,9 @@ public final class WatchdogThread: @unchecked Sendable {
     public func start() {
         lock.lock()
         guard !running else { lock.unlock(); return }
+        // A stop() that timed out left the previous thread's exit signal unconsumed; the next
+        // stop() would take it and return while its own thread is still in the handler.
+        while exited.wait(timeout: .now()) == .success {}
         running = true
         stopping = false
         lock.unlock()
@@ -139,8 +142,9 @@ public final class WatchdogThread: @unchecked Sendable {
         }
         lock.lock()
         running = false
-        lock.unlock()
+        // Under the lock, so that a start() that sees `running` false also sees this signal.
         exited.signal()
+        lock.unlock()
     }
 
     private func currentInterval() -> UInt64 {
