@@ -85,6 +85,11 @@ public struct HangDetector: Sendable {
         var pastFatal: Bool
     }
 
+    /// Longest interval between samples that ring thinning doubles the cadence up to: an hour
+    /// between samples is already no sampling, and the doubling must stay within what instants
+    /// can express.
+    private static let maximumSampleIntervalMs = 3_600_000.0
+
     /// A detector in the idle state.
     /// - Parameters:
     ///   - configuration: settings; clamped into range.
@@ -288,7 +293,7 @@ public struct HangDetector: Sendable {
             // Keep every other sample and halve the cadence from this sample on, so the kept
             // samples stay evenly spaced across the whole turn.
             ring.thin()
-            current.sampleIntervalMs *= 2
+            current.sampleIntervalMs = min(current.sampleIntervalMs * 2, Self.maximumSampleIntervalMs)
             current.nextSampleDue = instant.advanced(byMilliseconds: current.sampleIntervalMs)
             counters.ringThinnings += 1
             turn = current
