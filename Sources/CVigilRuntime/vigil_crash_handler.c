@@ -48,6 +48,8 @@ static const int vigil_crash_signal_numbers[VIGIL_CRASH_SIGNAL_COUNT] = {SIGSEGV
 /// How long a thread that crashed while another was writing waits for the process to die.
 #define VIGIL_SECONDARY_WAIT_NS (10ull * 1000000000ull)
 #define VIGIL_LINK_MAP_MAX 4096u
+/// Bytes a thread record needs besides its frames: tag, id, flags, source, count, name blob.
+#define VIGIL_THREAD_RECORD_RESERVE 128u
 
 /// Where a thread's registers came from (the `source` field of a `thread` record).
 enum {
@@ -369,6 +371,12 @@ static void vigil_read_thread_name(int32_t tid, char *name) {
 static void vigil_write_thread(vigil_report_writer *writer, int32_t tid, int crashed, uint32_t flags, uint32_t source,
                                const uintptr_t *frames, uint32_t count, const char *name) {
     vigil_report_begin(writer, "thread");
+    // Keep the innermost frames that fit the buffer: a torn record would void the whole report.
+    uint32_t fit = vigil_report_hex_capacity(writer, VIGIL_THREAD_RECORD_RESERVE);
+    if (count > fit) {
+        count = fit;
+        flags |= VIGIL_WALK_TRUNCATED;
+    }
     vigil_report_u64(writer, (uint64_t)tid);
     vigil_report_u64(writer, crashed ? 1 : 0);
     vigil_report_hex(writer, flags);
