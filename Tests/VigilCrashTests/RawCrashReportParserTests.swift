@@ -144,6 +144,7 @@ struct RawCrashReportParserTests {
         "VIGILCRASH 1 x86_64 8\nprocess 99999999999 1\nsignal 11 1 10 0\nmeta 2:{}\nthread 1 1 1 0 1 abc 0:\n",
         "VIGILCRASH 1 x86_64 8\nprocess 1 1\nsignal 11 1 10 0\nmeta 2:{}\nthread 1 1 1 0 99999999 abc 0:\n",
         "VIGILCRASH 1 x86_64 8\nprocess 1 1\nsignal 11 1 10 0\nmeta 2:{}\nthread 1 1 1 0 1 abc 0:\nimage 1 2 3 4 xyz 1:a\n",
+        "VIGILCRASH 1 x86_64 8\nprocess 1 1\nsignal 11 1 10 0\nmeta 2:{}\nthread 1 1 1 0 1 abc 0:\nimage 1 2 3 4 \u{FF10}\u{FF11} 1:a\n",
         "VIGILCRASH 1 x86_64 8\nprocess  1 1\nsignal 11 1 10 0\nmeta 2:{}\nthread 1 1 1 0 1 abc 0:\n",
         "VIGILCRASH 1 x86_64 8\nVIGILCRASH 1 x86_64 8\nprocess 1 1\nsignal 11 1 10 0\nmeta 2:{}\nthread 1 1 1 0 1 abc 0:\n",
     ])

@@ -160,7 +160,8 @@ public struct RawCrashReportParser: Sendable {
                 let bias = try cursor.nextHex("bias")
                 let lowest = try cursor.nextHex("lowest vaddr")
                 let id = try cursor.nextWord("build id")
-                guard id == "-" || (id.count % 2 == 0 && id.count <= 512 && id.allSatisfy(\.isHexDigit)) else {
+                // ASCII hex only: Character.isHexDigit also takes the fullwidth digits.
+                guard id == "-" || (id.utf8.count % 2 == 0 && id.utf8.count <= 512 && id.utf8.allSatisfy(\.isASCIIHexDigit)) else {
                     throw cursor.malformed("build id \"\(id.prefix(40))\"")
                 }
                 let path = String(decoding: try cursor.nextBlob("image path", max: 4096), as: UTF8.self)
@@ -346,5 +347,12 @@ public struct RawCrashReportParser: Sendable {
             position += Int(length)
             return slice
         }
+    }
+}
+
+extension UInt8 {
+    /// `0`–`9`, `a`–`f` or `A`–`F`.
+    fileprivate var isASCIIHexDigit: Bool {
+        (0x30...0x39).contains(self) || (0x61...0x66).contains(self) || (0x41...0x46).contains(self)
     }
 }
