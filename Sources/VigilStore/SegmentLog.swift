@@ -316,16 +316,9 @@ final class SegmentLog {
         return out
     }
 
+    /// The segment with `sequence`, by binary search (segments are in sequence order).
     func segment(sequence: UInt64) -> LogSegment? {
-        var low = 0
-        var high = segments.count - 1
-        while low <= high {
-            let middle = (low + high) / 2
-            let candidate = segments[middle].name.sequence
-            if candidate == sequence { return segments[middle] }
-            if candidate < sequence { low = middle + 1 } else { high = middle - 1 }
-        }
-        return nil
+        segments.binarySearch(sequence, by: \.name.sequence).map { segments[$0] }
     }
 
     /// Offsets deleted in memory but not yet written to each segment's journal.
