@@ -206,6 +206,21 @@ final class SegmentLog {
         }
     }
 
+    /// Up to `count` bytes from the start of the file: fewer when it ends or a read fails first.
+    func readPrefix(_ descriptor: Int32, count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { raw in
+                (try? files.read(descriptor, at: filled, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))) ?? 0
+            }
+            if got <= 0 { break }
+            filled += got
+        }
+        if filled < bytes.count { bytes.removeLast(bytes.count - filled) }
+        return bytes
+    }
+
     func syncDirectory() {
         guard let descriptor = try? files.open(directory, mode: .directory) else { return }
         try? files.sync(descriptor)
