@@ -50,6 +50,16 @@ final class SegmentLog {
         self.files = files
     }
 
+    deinit {
+        // A store dropped without close(): release the descriptors and the directory lock
+        // instead of leaking them (no fsync here: the last reference may go on any thread).
+        for segment in segments {
+            if segment.appendDescriptor >= 0 { files.close(segment.appendDescriptor) }
+            if segment.deletionsDescriptor >= 0 { files.close(segment.deletionsDescriptor) }
+        }
+        releaseLock()
+    }
+
     func path(_ name: String) -> String { directory + "/" + name }
 
     var nowMilliseconds: Int64 {

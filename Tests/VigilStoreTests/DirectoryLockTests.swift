@@ -45,4 +45,25 @@ struct DirectoryLockTests {
         defer { next.close() }
         #expect(next.statistics().recovery.directoryUsable)
     }
+
+    @Test("a store dropped without close() releases the directory lock")
+    func droppedStoreReleasesLock() throws {
+        let directory = try TemporaryDirectory(prefix: "store")
+        weak var dropped: EventStore?
+        do {
+            let store = EventStore(directory: directory.url)
+            dropped = store
+            store.enqueue(StoreFixtures.log(1))
+            store.flush()
+        }
+        // The store's queue lets go of it once its last drain has run.
+        let deadline = Date().addingTimeInterval(5)
+        while dropped != nil && Date() < deadline { usleep(1000) }
+        #expect(dropped == nil)
+
+        let next = EventStore(directory: directory.url)
+        defer { next.close() }
+        #expect(next.statistics().recovery.directoryUsable)
+        #expect(try StoreFixtures.contents(of: next).map(\.id) == [StoreFixtures.log(1).id])
+    }
 }
