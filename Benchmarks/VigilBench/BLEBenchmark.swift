@@ -147,11 +147,7 @@ enum BLEBenchmark: Command {
                     "writeBufferCapacity": Double(simulation.writeBufferCapacity), "requestedWindow": 64, "seed": Double(seed)],
             tables: [bestTable, legacyTable], peerLatencySensitivity: sensitivity, goals: goals, tenMegabyteRealSeconds: ten.realSeconds,
             tenMegabyteCPUSeconds: ten.cpuSeconds)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let url = URL(fileURLWithPath: output)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try encoder.encode(document).write(to: url)
+        try ResultFile.write(document, to: output)
         CommandDispatcher.writeStandardOutput("wrote \(output)\n")
         let allVerified = (bestTable.rows + legacyTable.rows + sensitivity).allSatisfy(\.verified) && ten.verified
         return allVerified ? 0 : 1

@@ -61,7 +61,7 @@ enum CrashBenchmark: Command {
                 var words = ["crash", "--kind", "segv", "--depth", String(depth), "--announce", "--threads", "2",
                              "--data-dir", data.path]
                 if !withVigil { words.append("--no-vigil") }
-                let child = try CrashChild.run(sample, words)
+                let child = try ChildRun.start(sample, words, discardStandardError: true)
                 guard child.signal == SIGSEGV, let announced = child.announcedNanoseconds else {
                     throw BenchError("the crash child did not die of SIGSEGV after announcing: \(child.output)")
                 }
@@ -89,17 +89,21 @@ enum CrashBenchmark: Command {
         var coldInstalls: [Double] = []
         var rearms: [Double] = []
         for _ in 0..<installs {
-            let child = try CrashChild.run(executable, ["crash", "--probe-install"])
+            let child = try ChildRun.start(executable, ["crash", "--probe-install"], discardStandardError: true)
             let fields = child.output.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             guard child.signal == nil, fields.count == 2 else { throw BenchError("install probe failed: \(child.output)") }
             coldInstalls.append(fields[0] / 1e6)
             rearms.append(fields[1] / 1e6)
         }
 
-        let latency = Stats(latencies)
-        let install = Stats(coldInstalls)
-        let with = Stats(exitWith)
-        let without = Stats(exitWithout)
+        let latency = Distribution(latencies)
+        let install = Distribution(coldInstalls)
+        let with = Distribution(exitWith)
+        let without = Distribution(exitWithout)
+        let latencyMedian = latency.median ?? 0
+        let installMedian = install.median ?? 0
+        let withMedian = with.median ?? 0
+        let withoutMedian = without.median ?? 0
         let result: [String: Any] = [
             "suite": "crash",
             "machine": ["processors": ProcessInfo.processInfo.activeProcessorCount, "loadAverage": loadAverage(),
@@ -107,33 +111,31 @@ enum CrashBenchmark: Command {
             "workload": ["runsPerSide": runs, "extraDepth": depth, "idleThreads": 2, "kind": "segv",
                          "crashedThreadFrames": ["min": frameCounts.min() ?? 0, "max": frameCounts.max() ?? 0],
                          "threadsCaptured": ["min": threadCounts.min() ?? 0, "max": threadCounts.max() ?? 0]],
-            "signalToReportWrittenMs": latency.json,
-            "handlerEntryToReportWrittenMs": Stats(handlerTimes).json,
-            "handlerEntryToCrashedThreadWrittenMs": Stats(crashedThreadTimes).json,
-            "installMs": install.json,
-            "rearmMs": Stats(rearms).json,
-            "crashToExitMs": ["withoutVigil": without.json, "withVigil": with.json,
-                              "ratioOfMedians": without.median > 0 ? with.median / without.median : 0,
-                              "addedMedianMs": with.median - without.median],
+            "signalToReportWrittenMs": latency.summary,
+            "handlerEntryToReportWrittenMs": Distribution(handlerTimes).summary,
+            "handlerEntryToCrashedThreadWrittenMs": Distribution(crashedThreadTimes).summary,
+            "installMs": install.summary,
+            "rearmMs": Distribution(rearms).summary,
+            "crashToExitMs": ["withoutVigil": without.summary, "withVigil": with.summary,
+                              "ratioOfMedians": withoutMedian > 0 ? withMedian / withoutMedian : 0,
+                              "addedMedianMs": withMedian - withoutMedian],
             "goals": [
-                "signalToReportWrittenMedianMs": ["goal": "<= 5", "measured": latency.median, "ratioToGoal": latency.median / 5,
-                                                  "met": latency.median <= 5 && (frameCounts.min() ?? 0) >= 64],
-                "installMedianMs": ["goal": "<= 1", "measured": install.median, "ratioToGoal": install.median / 1,
-                                    "met": install.median <= 1],
+                "signalToReportWrittenMedianMs": ["goal": "<= 5", "measured": latencyMedian, "ratioToGoal": latencyMedian / 5,
+                                                  "met": latencyMedian <= 5 && (frameCounts.min() ?? 0) >= 64],
+                "installMedianMs": ["goal": "<= 1", "measured": installMedian, "ratioToGoal": installMedian / 1,
+                                    "met": installMedian <= 1],
             ],
         ]
-        let data = try JSONSerialization.data(withJSONObject: result, options: [.prettyPrinted, .sortedKeys])
-        let url = URL(fileURLWithPath: out)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try data.write(to: url)
+        try ResultFile.write(result, to: out)
         CommandDispatcher.writeStandardOutput(String(format: """
             crash: signal to report written median %.3f ms, p90 %.3f ms (goal <= 5 ms; %d-%d frames on the crashed thread)
             crash: install median %.3f ms, p90 %.3f ms (goal <= 1 ms); re-arm median %.3f ms
             crash: crash to exit median %.2f ms with Vigil, %.2f ms without (ratio %.2f)
             crash: results in %@
 
-            """, latency.median, latency.p90, frameCounts.min() ?? 0, frameCounts.max() ?? 0, install.median, install.p90,
-            Stats(rearms).median, with.median, without.median, without.median > 0 ? with.median / without.median : 0, out))
+            """, latencyMedian, latency.percentile(0.9) ?? 0, frameCounts.min() ?? 0, frameCounts.max() ?? 0, installMedian,
+            install.percentile(0.9) ?? 0, Distribution(rearms).median ?? 0, withMedian, withoutMedian,
+            withoutMedian > 0 ? withMedian / withoutMedian : 0, out))
         return 0
     }
 
@@ -166,63 +168,4 @@ enum CrashBenchmark: Command {
         CommandDispatcher.writeStandardError("crash: \(text)\n")
     }
 
-    /// Median, p90, min, max of a sample.
-    struct Stats {
-        var values: [Double]
-        init(_ values: [Double]) { self.values = values.sorted() }
-        func percentile(_ p: Double) -> Double {
-            values.isEmpty ? 0 : values[min(values.count - 1, Int((Double(values.count - 1) * p).rounded()))]
-        }
-        var median: Double { percentile(0.5) }
-        var p90: Double { percentile(0.9) }
-        var json: [String: Any] {
-            ["median": median, "p90": p90, "min": values.first ?? 0, "max": values.last ?? 0, "samples": values.count]
-        }
-    }
-}
-
-/// A child process run to its death: what it printed, the signal that killed it, and the
-/// CLOCK_MONOTONIC instant its parent saw it die.
-struct CrashChild {
-    var output: String
-    var signal: Int32?
-    var exitedNanoseconds: UInt64
-    /// The `crash-at <ns>` the sample printed, if any.
-    var announcedNanoseconds: UInt64? {
-        output.split(separator: "\n").first { $0.hasPrefix("crash-at ") }.flatMap { UInt64($0.dropFirst(9)) }
-    }
-
-    static func run(_ executable: String, _ arguments: [String]) throws -> CrashChild {
-        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-bench-\(UUID().uuidString).out")
-        defer { try? FileManager.default.removeItem(at: outputFile) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        guard status == 0 else { throw BenchError("cannot start \(executable): errno \(status)") }
-        var waitStatus: Int32 = 0
-        while waitpid(pid, &waitStatus, 0) < 0 {
-            guard errno == EINTR else { throw BenchError("waitpid failed: errno \(errno)") }
-        }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let output = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-        // WIFSIGNALED / WTERMSIG by hand: the macros are not imported.
-        let termination = waitStatus & 0x7f
-        let signaled = termination != 0 && termination != 0x7f
-        return CrashChild(output: output, signal: signaled ? termination : nil,
-                          exitedNanoseconds: UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec))
-    }
 }

@@ -28,10 +28,9 @@ enum LatencyProbe {
         var medianMicroseconds: Double { percentile(0.5) }
         var p99Microseconds: Double { percentile(0.99) }
 
+        /// In microseconds; infinite without samples, so that an empty run never meets a goal.
         func percentile(_ fraction: Double) -> Double {
-            guard !latencies.isEmpty else { return .infinity }
-            let sorted = latencies.sorted()
-            return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]) / 1000
+            Distribution(latencies.map { Double($0) / 1000 }).percentile(fraction) ?? .infinity
         }
 
         var json: [String: Any] {

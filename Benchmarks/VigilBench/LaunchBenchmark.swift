@@ -130,10 +130,7 @@ enum LaunchBenchmark: Command {
                 + "above 1.05 other processes were taking the cores and the ratios are not meaningful",
             "runs": runs.map(\.json),
         ]
-        let data = try JSONSerialization.data(withJSONObject: result, options: [.prettyPrinted, .sortedKeys])
-        let url = URL(fileURLWithPath: output)
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try data.write(to: url)
+        try ResultFile.write(result, to: output)
         log("launch: serial \(ms(serialMs)) ms, runner \(ms(runnerMs)) ms, lower bound \(ms(lowerBoundMs)) ms; "
             + "runner/bound " + String(format: "%.3f", overBound) + " (goal ≤ 1.10), speed-up "
             + String(format: "%.2f", speedup) + "× of " + String(format: "%.2f", allowed) + "× possible → "
@@ -240,7 +237,7 @@ enum LaunchBenchmark: Command {
         let runner = LaunchRunner(graph: graph, options: .init(maxConcurrency: cores))
         let result = runner.run(until: .firstFrame, deadline: .seconds(120))
         guard result.reachedMilestone, result.failed.isEmpty else {
-            throw BenchmarkFailure("the runner did not finish the launch: unfinished \(result.unfinished), failed \(result.failed)")
+            throw BenchError("the runner did not finish the launch: unfinished \(result.unfinished), failed \(result.failed)")
         }
         return (result.elapsedMs, result.tasks.map { $0.runMs ?? 0 })
     }
@@ -266,17 +263,7 @@ enum LaunchBenchmark: Command {
         }
     }
 
-    private struct BenchmarkFailure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
-    }
-
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return 0 }
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-    }
+    private static func median(_ values: [Double]) -> Double { Distribution(values).median ?? 0 }
 
     private static func round(_ value: Double, places: Int = 3) -> Double {
         let factor = pow(10, Double(places))

@@ -66,10 +66,7 @@ enum MonitoringBenchmark: Command {
         let busy = try LatencyProbe.measure(count: latencyCount, mainThreadBusy: true)
         let idle = try LatencyProbe.measure(count: max(100, latencyCount / 4), mainThreadBusy: false)
 
-        func median(_ values: [Double]) -> Double {
-            let sorted = values.sorted()
-            return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-        }
+        func median(_ values: [Double]) -> Double { Distribution(values).median ?? 0 }
         func describe(_ key: String) -> [String: Any] {
             let list = runs[key] ?? []
             return [
@@ -122,10 +119,7 @@ enum MonitoringBenchmark: Command {
                                                  "met": busy.p99Microseconds <= 100],
             ],
         ]
-        let data = try JSONSerialization.data(withJSONObject: result, options: [.prettyPrinted, .sortedKeys])
-        let url = URL(fileURLWithPath: out)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try data.write(to: url)
+        try ResultFile.write(result, to: out)
         CommandDispatcher.writeStandardOutput(String(format: """
             monitoring: extra CPU with Vigil %.3f%% of one core end to end (ratio %.4f), %.3f%% direct \
             (goal <= 1%%); sampling every busy turn %.3f%% end to end, %.3f%% direct
@@ -141,58 +135,5 @@ enum MonitoringBenchmark: Command {
 
     static func log(_ text: String) {
         CommandDispatcher.writeStandardError("monitoring: \(text)")
-    }
-}
-
-struct BenchError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// One child process, with the CPU time the kernel charged it (`wait4`).
-struct ChildRun {
-    var exitStatus: Int32
-    var cpuSeconds: Double
-    var wallSeconds: Double
-    var output: String
-    /// The last line of standard output, parsed as JSON (what `vigil-sample work` prints).
-    var summary: [String: Any]?
-
-    static func start(_ executable: String, _ arguments: [String]) throws -> ChildRun {
-        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-bench-\(UUID().uuidString).out")
-        defer { try? FileManager.default.removeItem(at: outputFile) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        // The child must not inherit this thread's blocked signals either.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let started = Date()
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        guard status == 0 else { throw BenchError("cannot start \(executable): errno \(status)") }
-        var waitStatus: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &waitStatus, 0, &usage) < 0 {
-            guard errno == EINTR else { throw BenchError("wait4 failed: errno \(errno)") }
-        }
-        let wall = Date().timeIntervalSince(started)
-        let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        let output = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-        let lastLine = output.split(separator: "\n").last.map(String.init) ?? ""
-        let summary = (try? JSONSerialization.jsonObject(with: Data(lastLine.utf8))) as? [String: Any]
-        // WIFEXITED / WEXITSTATUS by hand: the macros are not imported.
-        let exited = (waitStatus & 0x7f) == 0
-        return ChildRun(exitStatus: exited ? (waitStatus >> 8) & 0xff : -1, cpuSeconds: cpu, wallSeconds: wall,
-                        output: output, summary: summary)
     }
 }

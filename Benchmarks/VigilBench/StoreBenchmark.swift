@@ -30,7 +30,7 @@ enum StoreBenchmark: Command {
         let arguments = try Arguments(words, valued: ["out", "events", "samples", "seed"])
         let unknown = arguments.unknown(allowedFlags: [], allowedValues: ["out", "events", "samples", "seed"])
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
-        let out = URL(fileURLWithPath: arguments.value("out") ?? "bench-results/store.json")
+        let out = arguments.value("out") ?? "bench-results/store.json"
         let eventCount: Int = try arguments.number("events", default: 200_000)
         let samples: Int = try arguments.number("samples", default: 50_000)
         guard eventCount > 0, samples > 0 else { throw UsageError("--events and --samples must be positive") }
@@ -44,9 +44,7 @@ enum StoreBenchmark: Command {
             "throughput": throughput,
             "upload": upload,
         ]
-        try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let data = try JSONSerialization.data(withJSONObject: result, options: [.prettyPrinted, .sortedKeys])
-        try data.write(to: out)
+        let data = try ResultFile.write(result, to: out)
         CommandDispatcher.writeStandardOutput(String(decoding: data, as: UTF8.self) + "\n")
         return 0
     }
@@ -61,15 +59,6 @@ enum StoreBenchmark: Command {
                      payload: .log(LogPayload(level: .info, message: "cart updated \(index)")))
     }
 
-    private static func median(_ values: [UInt64]) -> Double {
-        let sorted = values.sorted()
-        return Double(sorted[sorted.count / 2])
-    }
-
-    private static func percentile(_ values: [UInt64], _ fraction: Double) -> Double {
-        let sorted = values.sorted()
-        return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))])
-    }
 
     private static func measureEnqueue(samples: Int) throws -> [String: Any] {
         let directory = try TemporaryDirectory(prefix: "bench-store")
@@ -109,13 +98,14 @@ enum StoreBenchmark: Command {
             synchronousTimes.append(DispatchTime.now().uptimeNanoseconds - start)
         }
         try handle.close()
-        let enqueueMedian = median(enqueueTimes)
-        let synchronousMedian = median(synchronousTimes)
+        let enqueue = Distribution(enqueueTimes.map { Double($0) })
+        let enqueueMedian = enqueue.median ?? 0
+        let synchronousMedian = Distribution(synchronousTimes.map { Double($0) }).median ?? 0
         return [
             "calls": enqueueTimes.count,
             "median_ns": enqueueMedian,
-            "p90_ns": percentile(enqueueTimes, 0.9),
-            "p99_ns": percentile(enqueueTimes, 0.99),
+            "p90_ns": enqueue.percentile(0.9) ?? 0,
+            "p99_ns": enqueue.percentile(0.99) ?? 0,
             "goal_median_ns": 2000,
             "meets_goal": enqueueMedian <= 2000,
             "synchronous_encode_write_median_ns": synchronousMedian,
@@ -254,8 +244,7 @@ func threadCPUSeconds() -> Double {
 func processCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    return usage.cpuSeconds
 }
 
 /// Distinct event ids the benchmark's server received.

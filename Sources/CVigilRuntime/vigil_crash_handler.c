@@ -13,6 +13,7 @@
 #include "vigil_images.h"
 #include "vigil_stack_walk.h"
 #include "vigil_thread_sampler.h"
+#include "vigil_futex.h"
 
 #include <errno.h>
 #include <string.h>
@@ -23,7 +24,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -48,6 +48,8 @@ static const int vigil_crash_signal_numbers[VIGIL_CRASH_SIGNAL_COUNT] = {SIGSEGV
 /// How long a thread that crashed while another was writing waits for the process to die.
 #define VIGIL_SECONDARY_WAIT_NS (10ull * 1000000000ull)
 #define VIGIL_LINK_MAP_MAX 4096u
+/// Bytes a thread record needs besides its frames: tag, id, flags, source, count, name blob.
+#define VIGIL_THREAD_RECORD_RESERVE 128u
 
 /// Where a thread's registers came from (the `source` field of a `thread` record).
 enum {
@@ -149,17 +151,6 @@ static pthread_mutex_t vigil_crash_refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 // MARK: - Small async-signal-safe helpers
 
 static int32_t vigil_gettid(void) { return (int32_t)syscall(SYS_gettid); }
-
-static void vigil_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_ns) {
-    struct timespec relative;
-    relative.tv_sec = (time_t)(timeout_ns / 1000000000ull);
-    relative.tv_nsec = (long)(timeout_ns % 1000000000ull);
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, &relative, NULL, 0);
-}
-
-static void vigil_futex_wake_all(_Atomic uint32_t *word) {
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
 
 static void vigil_sleep_ms(uint32_t milliseconds) {
     struct timespec duration = {(time_t)(milliseconds / 1000), (long)(milliseconds % 1000) * 1000000L};
@@ -369,6 +360,12 @@ static void vigil_read_thread_name(int32_t tid, char *name) {
 static void vigil_write_thread(vigil_report_writer *writer, int32_t tid, int crashed, uint32_t flags, uint32_t source,
                                const uintptr_t *frames, uint32_t count, const char *name) {
     vigil_report_begin(writer, "thread");
+    // Keep the innermost frames that fit the buffer: a torn record would void the whole report.
+    uint32_t fit = vigil_report_hex_capacity(writer, VIGIL_THREAD_RECORD_RESERVE);
+    if (count > fit) {
+        count = fit;
+        flags |= VIGIL_WALK_TRUNCATED;
+    }
     vigil_report_u64(writer, (uint64_t)tid);
     vigil_report_u64(writer, crashed ? 1 : 0);
     vigil_report_hex(writer, flags);
@@ -475,7 +472,7 @@ static void vigil_park_handle_signal(int signal_number, siginfo_t *info, void *u
     slot->tid = vigil_gettid();
     atomic_store(&slot->ready, 1);
     atomic_fetch_add(&vigil_crash.park_ready, 1);
-    vigil_futex_wake_all(&vigil_crash.park_ready);
+    vigil_futex_wake(&vigil_crash.park_ready, INT_MAX);
     // Stay here, with the stack untouched above the interrupted frame, until the crashed thread
     // has walked it; never longer than VIGIL_PARK_MAX_NS.
     uint64_t deadline = vigil_monotonic_now_ns() + VIGIL_PARK_MAX_NS;
@@ -671,7 +668,7 @@ static void vigil_write_other_threads(vigil_report_writer *writer, int32_t crash
 
     // Let the parked threads go.
     atomic_store(&vigil_crash.park_release, generation);
-    vigil_futex_wake_all(&vigil_crash.park_release);
+    vigil_futex_wake(&vigil_crash.park_release, INT_MAX);
 
     vigil_report_begin(writer, "threads");
     vigil_report_u64(writer, count);
@@ -708,7 +705,7 @@ static void vigil_write_ending(vigil_report_writer *writer) {
     vigil_report_end(writer);
     int error = vigil_report_finish(writer);
     atomic_store(&vigil_crash.stage, error == 0 ? VIGIL_CRASH_STAGE_WRITTEN : VIGIL_CRASH_STAGE_FAILED);
-    vigil_futex_wake_all(&vigil_crash.stage);
+    vigil_futex_wake(&vigil_crash.stage, INT_MAX);
 }
 
 // MARK: - The handler
@@ -809,7 +806,7 @@ static void vigil_crash_nested(int signal_number, siginfo_t *info, void *ucontex
         atomic_signal_fence(memory_order_seq_cst);
         // Parked threads must not wait for a release that the interrupted code would have sent.
         atomic_store(&vigil_crash.park_release, atomic_load(&vigil_crash.park_generation));
-        vigil_futex_wake_all(&vigil_crash.park_release);
+        vigil_futex_wake(&vigil_crash.park_release, INT_MAX);
         vigil_report_writer *writer = &vigil_crash.writer;
         if (vigil_report_writer_recover(writer)) {
             vigil_crash_registers registers;
@@ -825,7 +822,7 @@ static void vigil_crash_nested(int signal_number, siginfo_t *info, void *ucontex
             vigil_write_ending(writer);
         } else {
             atomic_store(&vigil_crash.stage, VIGIL_CRASH_STAGE_FAILED);
-            vigil_futex_wake_all(&vigil_crash.stage);
+            vigil_futex_wake(&vigil_crash.stage, INT_MAX);
         }
     }
     int original = vigil_crash.crash_signal;

@@ -177,6 +177,13 @@ static void vigil_mach_write_thread(vigil_report_writer *writer, thread_t thread
     pthread_t pthread = pthread_from_mach_thread_np(thread);
     if (pthread != NULL) pthread_getname_np(pthread, name, sizeof name);
     vigil_report_begin(writer, "thread");
+    // Keep the innermost frames that fit the buffer: a torn record would void the whole report
+    // (128 bytes for the rest of the record, a 64-byte name included).
+    uint32_t fit = vigil_report_hex_capacity(writer, 192);
+    if (count > fit) {
+        count = fit;
+        flags |= VIGIL_WALK_TRUNCATED;
+    }
     vigil_report_u64(writer, (uint64_t)thread);
     vigil_report_u64(writer, crashed ? 1 : 0);
     vigil_report_hex(writer, flags);

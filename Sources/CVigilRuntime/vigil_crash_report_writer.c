@@ -201,6 +201,12 @@ void vigil_report_blob(vigil_report_writer *writer, const void *bytes, uint32_t 
     vigil_report_put(writer, bytes, length);
 }
 
+uint32_t vigil_report_hex_capacity(const vigil_report_writer *writer, uint32_t reserve) {
+    if (writer->failed) return 0;
+    uint32_t room = writer->capacity - writer->length;
+    return room > reserve ? (room - reserve) / 17u : 0;
+}
+
 void vigil_report_end(vigil_report_writer *writer) {
     if (writer->failed) return;
     vigil_report_char(writer, '\n');

@@ -14,10 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__linux__)
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#endif
+#include "vigil_activity_ring.h"
+#include "vigil_futex.h"
 
 enum {
     VIGIL_SAMPLER_IDLE = 0,
@@ -97,30 +95,12 @@ void vigil_sampler_get_counters(const vigil_sampler *sampler, vigil_sampler_coun
 
 #if defined(__linux__)
 
-static uint64_t vigil_monotonic_ns(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-}
-
 static inline void vigil_cpu_relax(void) {
 #if defined(__x86_64__)
     __builtin_ia32_pause();
 #elif defined(__aarch64__)
     __asm__ volatile("yield");
 #endif
-}
-
-static void vigil_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_ns) {
-    struct timespec relative;
-    relative.tv_sec = (time_t)(timeout_ns / 1000000000ull);
-    relative.tv_nsec = (long)(timeout_ns % 1000000000ull);
-    // EINTR, EAGAIN (the word changed) and ETIMEDOUT all send the caller back to its loop.
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, &relative, NULL, 0);
-}
-
-static void vigil_futex_wake(_Atomic uint32_t *word) {
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 static int vigil_sampler_is_registered(const vigil_sampler *sampler) {
@@ -143,7 +123,7 @@ static void vigil_sampler_handle_signal(int signal_number, siginfo_t *info, void
     // signal delivered, only has to wait for in_handler to drop to zero.
     atomic_fetch_add(&sampler->in_handler, 1);
     atomic_fetch_add(&sampler->signals_delivered, 1);
-    uint64_t entered = vigil_monotonic_ns();
+    uint64_t entered = vigil_monotonic_now_ns();
     uint32_t expected = VIGIL_SAMPLER_ARMED;
     if (pthread_equal(pthread_self(), sampler->target) &&
         atomic_compare_exchange_strong(&sampler->state, &expected, VIGIL_SAMPLER_WRITING)) {
@@ -152,11 +132,11 @@ static void vigil_sampler_handle_signal(int signal_number, siginfo_t *info, void
                                                    sampler->capacity, &reason);
         sampler->stop_reason = reason;
         atomic_store(&sampler->state, VIGIL_SAMPLER_DONE);
-        if (atomic_load(&sampler->requester_sleeping)) vigil_futex_wake(&sampler->state);
+        if (atomic_load(&sampler->requester_sleeping)) vigil_futex_wake(&sampler->state, 1);
     } else {
         atomic_fetch_add(&sampler->late_deliveries, 1);
     }
-    atomic_fetch_add(&sampler->handler_nanoseconds, vigil_monotonic_ns() - entered);
+    atomic_fetch_add(&sampler->handler_nanoseconds, vigil_monotonic_now_ns() - entered);
     atomic_fetch_sub(&sampler->in_handler, 1);
 out:
     errno = saved_errno;
@@ -236,11 +216,11 @@ vigil_sampler *vigil_sampler_create(pthread_t target, uint32_t max_frames, int *
 // whether the state changed during the spin.
 static uint32_t vigil_sampler_wait_while(vigil_sampler *sampler, uint32_t from, uint64_t deadline_ns,
                                          uint64_t spin_ns, int *answered_while_spinning) {
-    uint64_t spin_until = vigil_monotonic_ns() + spin_ns;
+    uint64_t spin_until = vigil_monotonic_now_ns() + spin_ns;
     if (answered_while_spinning) *answered_while_spinning = 0;
     while (1) {
         uint32_t state = atomic_load(&sampler->state);
-        uint64_t now = vigil_monotonic_ns();
+        uint64_t now = vigil_monotonic_now_ns();
         if (state != from) {
             if (answered_while_spinning && now < spin_until) *answered_while_spinning = 1;
             return state;
@@ -268,7 +248,7 @@ vigil_sample_status vigil_sampler_sample(vigil_sampler *sampler, uintptr_t *fram
     uint32_t not_requesting = 0;
     if (!atomic_compare_exchange_strong(&sampler->requesting, &not_requesting, 1)) return VIGIL_SAMPLE_BUSY;
     atomic_fetch_add(&sampler->requested, 1);
-    uint64_t started = vigil_monotonic_ns();
+    uint64_t started = vigil_monotonic_now_ns();
     vigil_sample_status result;
 
     // A handler that was still writing when an earlier request gave up finishes first.
@@ -348,7 +328,7 @@ vigil_sample_status vigil_sampler_sample(vigil_sampler *sampler, uintptr_t *fram
     if (copied < sampler->frame_count) reason |= VIGIL_WALK_TRUNCATED;
     if (reason & VIGIL_WALK_TRUNCATED) atomic_fetch_add(&sampler->truncated, 1);
     if (stop_reason) *stop_reason = reason;
-    if (latency_ns) *latency_ns = vigil_monotonic_ns() - started;
+    if (latency_ns) *latency_ns = vigil_monotonic_now_ns() - started;
     atomic_store(&sampler->state, VIGIL_SAMPLER_IDLE);
     atomic_fetch_add(&sampler->completed, 1);
     result = VIGIL_SAMPLE_OK;

@@ -15,20 +15,23 @@ public final class SimulatedTerminalBehavior {
         case secondAuthorization([UInt8])
         case cancel
 
-        /// The command name (as the adapters name their spans).
-        public var name: String {
+        /// The command the operation is.
+        public var command: TerminalCommand {
             switch self {
-            case .open: return "open"
-            case .deviceInfo: return "deviceInfo"
-            case .serialNumber: return "serialNumber"
-            case .traceNumber: return "traceNumber"
-            case .workKeys: return "updateWorkKeys"
-            case .icParameters: return "updateICParameters"
-            case .startTransaction: return "startCardTransaction"
-            case .secondAuthorization: return "secondAuthorization"
-            case .cancel: return "cancel"
+            case .open: return .open
+            case .deviceInfo: return .deviceInfo
+            case .serialNumber: return .serialNumber
+            case .traceNumber: return .traceNumber
+            case .workKeys: return .updateWorkKeys
+            case .icParameters: return .updateICParameters
+            case .startTransaction: return .startCardTransaction
+            case .secondAuthorization: return .secondAuthorization
+            case .cancel: return .cancel
             }
         }
+
+        /// The command name (as the adapters name their spans).
+        public var name: String { command.name }
     }
 
     /// One answer, encoded by the wire format.
@@ -127,17 +130,5 @@ public final class SimulatedTerminalBehavior {
     public func linkDropped() {
         pendingTransaction?.task.cancel()
         pendingTransaction = nil
-    }
-}
-
-/// Sends `bytes` as notifications of at most the link's notification length.
-func notifyInPieces(_ bytes: [UInt8], context: PeripheralContext?, characteristic: BLEUUID) {
-    guard let context else { return }
-    var offset = 0
-    let limit = max(1, context.maxNotificationLength)
-    while offset < bytes.count {
-        let end = min(offset + limit, bytes.count)
-        context.notify(Array(bytes[offset..<end]), characteristic: characteristic)
-        offset = end
     }
 }

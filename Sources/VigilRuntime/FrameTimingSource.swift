@@ -8,6 +8,7 @@ public struct FrameTiming: Sendable, Hashable {
     /// (16.7 ms at 60 Hz, 8.3 ms at 120 Hz).
     public var targetTimestamp: MonotonicInstant
 
+    /// A frame that began at `timestamp` and whose successor is due at `targetTimestamp`.
     public init(timestamp: MonotonicInstant, targetTimestamp: MonotonicInstant) {
         self.timestamp = timestamp
         self.targetTimestamp = targetTimestamp

@@ -1,6 +1,15 @@
 /// The kind of network the device is on, as events report it in `context.network`.
 public enum NetworkPathKind: String, Sendable, Hashable, CaseIterable {
-    case wifi, cellular, wired, none, unknown
+    /// Wi-Fi (a wireless interface on Linux).
+    case wifi
+    /// A cellular radio.
+    case cellular
+    /// Ethernet, or any other non-loopback interface that is up.
+    case wired
+    /// No interface that leads out is up.
+    case none
+    /// The OS did not say.
+    case unknown
 }
 
 /// The current network path: its kind and whether the OS considers it metered.
@@ -11,6 +20,7 @@ public struct NetworkPathStatus: Sendable, Hashable {
     /// issue holds back large batches on expensive paths.
     public var isExpensive: Bool
 
+    /// A path of `kind`, metered or not.
     public init(kind: NetworkPathKind, isExpensive: Bool) {
         self.kind = kind
         self.isExpensive = isExpensive

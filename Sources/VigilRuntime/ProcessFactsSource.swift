@@ -11,6 +11,7 @@ public struct ProcessFactsCounters: Sendable, Hashable {
     /// Per-thread readings skipped because the thread list was longer than the bound.
     public var threadsBeyondLimit = 0
 
+    /// All zero.
     public init() {}
 }
 

@@ -74,9 +74,13 @@ public final class RunLoopActivityObserver: RunLoopActivitySource, @unchecked Se
         observers.removeAll()
     }
 
+    /// Hands every activity observed since the last call to `body`, oldest first. One consumer
+    /// (the monitoring queue) only; wait-free.
     public func drain(_ body: (TimestampedCode) -> Void) { ring.drain(body) }
 
+    /// Activities dropped because the ring was full when the main thread pushed them.
     public var dropped: UInt64 { ring.dropped }
 
+    /// The last activity the main thread pushed; any thread (two relaxed loads).
     public var latest: TimestampedCode? { ring.latest }
 }

@@ -13,6 +13,7 @@ public struct CapturedStack: Sendable, Hashable {
     /// pointer).
     public var complete: Bool
 
+    /// A stack with the given frames and walk outcome.
     public init(frames: [Address], latencyNanoseconds: UInt64, truncated: Bool, complete: Bool) {
         self.frames = frames
         self.latencyNanoseconds = latencyNanoseconds
@@ -36,19 +37,25 @@ public enum StackCaptureFailure: Error, Sendable, Hashable {
 
 /// Running totals of a sampler.
 public struct ThreadSamplerCounters: Sendable, Hashable {
+    /// Calls to ``ThreadSampler/sample()``.
     public var requested: UInt64 = 0
+    /// Samples returned with a stack.
     public var completed: UInt64 = 0
+    /// Requests the target thread did not answer in time.
     public var timeouts: UInt64 = 0
+    /// Requests that could not be delivered (the thread is gone, or the OS refused).
     public var deliveryFailures: UInt64 = 0
     /// Requests that reused a still-pending signal instead of queueing another (Linux).
     public var coalesced: UInt64 = 0
     /// Answers that arrived after their request had timed out.
     public var lateAnswers: UInt64 = 0
+    /// Stacks cut at the frame limit.
     public var truncated: UInt64 = 0
     /// Time the sampled thread spent in the sampler's code (the signal handler on Linux; the
     /// suspension on Apple platforms), in nanoseconds.
     public var targetNanoseconds: UInt64 = 0
 
+    /// All zero.
     public init() {}
 }
 

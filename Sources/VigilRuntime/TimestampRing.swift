@@ -10,6 +10,7 @@ public struct TimestampedCode: Sendable, Hashable {
     /// When, on the monotonic clock of the producer's ``VigilClock``.
     public var instant: MonotonicInstant
 
+    /// An observation of `code` at `instant`.
     public init(code: UInt32, instant: MonotonicInstant) {
         self.code = code
         self.instant = instant

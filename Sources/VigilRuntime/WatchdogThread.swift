@@ -14,6 +14,7 @@ public struct WatchdogTick: Sendable, Hashable {
     /// Ticks since the watchdog started, from 1.
     public var sequence: UInt64
 
+    /// A tick due at `scheduled` that ran at `fired`, the `sequence`-th since start.
     public init(scheduled: MonotonicInstant, fired: MonotonicInstant, sequence: UInt64) {
         self.scheduled = scheduled
         self.fired = fired
@@ -73,6 +74,9 @@ public final class WatchdogThread: @unchecked Sendable {
     public func start() {
         lock.lock()
         guard !running else { lock.unlock(); return }
+        // A stop() that timed out left the previous thread's exit signal unconsumed; the next
+        // stop() would take it and return while its own thread is still in the handler.
+        while exited.wait(timeout: .now()) == .success {}
         running = true
         stopping = false
         lock.unlock()
@@ -138,8 +142,9 @@ public final class WatchdogThread: @unchecked Sendable {
         }
         lock.lock()
         running = false
-        lock.unlock()
+        // Under the lock, so that a start() that sees `running` false also sees this signal.
         exited.signal()
+        lock.unlock()
     }
 
     private func currentInterval() -> UInt64 {

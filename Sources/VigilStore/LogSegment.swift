@@ -56,31 +56,8 @@ final class LogSegment {
     /// The UTC day number (days since 1970) the segment was created on.
     var day: Int64 { LogSegment.day(ofMilliseconds: createdAtMilliseconds) }
 
-    /// Index of the slot with `token`, by binary search.
-    func slotIndex(token: UInt64) -> Int? {
-        var low = 0
-        var high = slots.count - 1
-        while low <= high {
-            let middle = (low + high) / 2
-            let candidate = slots[middle].token
-            if candidate == token { return middle }
-            if candidate < token { low = middle + 1 } else { high = middle - 1 }
-        }
-        return nil
-    }
-
-    /// Index of the slot at file `offset`, by binary search.
-    func slotIndex(offset: Int) -> Int? {
-        var low = 0
-        var high = slots.count - 1
-        while low <= high {
-            let middle = (low + high) / 2
-            let candidate = slots[middle].offset
-            if candidate == offset { return middle }
-            if candidate < offset { low = middle + 1 } else { high = middle - 1 }
-        }
-        return nil
-    }
+    /// Index of the slot with `token`, by binary search (slots are in token order).
+    func slotIndex(token: UInt64) -> Int? { slots.binarySearch(token, by: \.token) }
 
     /// UTC day number of a wall time in milliseconds (floor division, so it also holds
     /// before 1970).

@@ -60,17 +60,9 @@ extension SegmentLog {
         seal(segment)
         let oldName = segment.name
         guard let input = try? files.open(path(oldName.recordsFile), mode: .read) else { return false }
-        var old = [UInt8](repeating: 0, count: segment.fileSize)
-        var filled = 0
-        while filled < old.count {
-            let count = old.withUnsafeMutableBytes { raw in
-                (try? files.read(input, at: filled, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))) ?? 0
-            }
-            if count <= 0 { break }
-            filled += count
-        }
+        let old = readPrefix(input, count: segment.fileSize)
         files.close(input)
-        guard filled == old.count else { return false }
+        guard old.count == segment.fileSize else { return false }
 
         let newName = SegmentName(sequence: oldName.sequence, generation: oldName.generation &+ 1)
         var out = SegmentHeader(sequence: oldName.sequence, createdAtMilliseconds: segment.createdAtMilliseconds).bytes

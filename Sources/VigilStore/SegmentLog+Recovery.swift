@@ -31,8 +31,9 @@ extension SegmentLog {
     }
 
     /// Tries `open()` again when the last attempt is old enough (an unwritable directory may
-    /// become writable, another process may release the lock).
+    /// become writable, another process may release the lock). Never after ``close()``.
     func reopenIfDue() {
+        guard !closed else { return }
         if let last = lastOpenAttempt,
            clock.monotonicNow().nanoseconds(since: last) < SegmentLog.reopenIntervalNanoseconds { return }
         open()
@@ -46,6 +47,9 @@ extension SegmentLog {
             usable = false
             statistics.recovery.directoryUsable = false
             statistics.recovery.directoryProblem = String(describing: error)
+            // Let go of the lock: the next attempt opens a new descriptor, and flock refuses it
+            // while this process still holds the lock through the old one.
+            releaseLock()
             return
         }
         var newest: [UInt64: SegmentName] = [:]
@@ -93,16 +97,8 @@ extension SegmentLog {
         // A hostile or foreign file may be huge: never read more than a segment can
         // legitimately hold; the excess is treated as torn tail.
         let bound = 2 * (configuration.segmentByteLimit + configuration.maximumRecordBytes) + SegmentHeader.size
-        var bytes = [UInt8](repeating: 0, count: min(size, bound))
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { raw in
-                (try? files.read(descriptor, at: filled, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))) ?? 0
-            }
-            if count <= 0 { break }
-            filled += count
-        }
-        if filled < bytes.count { bytes.removeLast(bytes.count - filled) }
+        let bytes = readPrefix(descriptor, count: min(size, bound))
+        let filled = bytes.count
         let scanner = SegmentScanner(maximumPayload: configuration.maximumRecordBytes)
         let scan = bytes.withUnsafeBytes { scanner.scan($0) }
         guard let header = scan.header, header.sequence == name.sequence else {
@@ -154,17 +150,7 @@ extension SegmentLog {
         defer { files.close(descriptor) }
         // One entry per record at most; a longer journal is damaged and read only that far.
         let size = min((try? files.size(descriptor)) ?? 0, (configuration.segmentByteLimit + configuration.maximumRecordBytes))
-        var bytes = [UInt8](repeating: 0, count: size)
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { raw in
-                (try? files.read(descriptor, at: filled, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))) ?? 0
-            }
-            if count <= 0 { break }
-            filled += count
-        }
-        return bytes.withUnsafeBytes {
-            DeletionJournal.offsets(in: UnsafeRawBufferPointer(rebasing: $0[0..<filled]), generation: name.generation)
-        }
+        let bytes = readPrefix(descriptor, count: size)
+        return bytes.withUnsafeBytes { DeletionJournal.offsets(in: $0, generation: name.generation) }
     }
 }

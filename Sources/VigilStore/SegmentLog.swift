@@ -33,6 +33,8 @@ final class SegmentLog {
     /// Whether the directory is open and locked.
     var usable = false
     var lockDescriptor: Int32 = -1
+    /// Set by ``close()``: the directory is not opened again.
+    private(set) var closed = false
     var lastOpenAttempt: MonotonicInstant?
     /// After a failed compaction the cap is not enforced again before this instant.
     var capBlockedUntil: MonotonicInstant?
@@ -46,6 +48,16 @@ final class SegmentLog {
         self.configuration = configuration
         self.clock = clock
         self.files = files
+    }
+
+    deinit {
+        // A store dropped without close(): release the descriptors and the directory lock
+        // instead of leaking them (no fsync here: the last reference may go on any thread).
+        for segment in segments {
+            if segment.appendDescriptor >= 0 { files.close(segment.appendDescriptor) }
+            if segment.deletionsDescriptor >= 0 { files.close(segment.deletionsDescriptor) }
+        }
+        releaseLock()
     }
 
     func path(_ name: String) -> String { directory + "/" + name }
@@ -204,6 +216,21 @@ final class SegmentLog {
         }
     }
 
+    /// Up to `count` bytes from the start of the file: fewer when it ends or a read fails first.
+    func readPrefix(_ descriptor: Int32, count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { raw in
+                (try? files.read(descriptor, at: filled, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))) ?? 0
+            }
+            if got <= 0 { break }
+            filled += got
+        }
+        if filled < bytes.count { bytes.removeLast(bytes.count - filled) }
+        return bytes
+    }
+
     func syncDirectory() {
         guard let descriptor = try? files.open(directory, mode: .directory) else { return }
         try? files.sync(descriptor)
@@ -314,16 +341,9 @@ final class SegmentLog {
         return out
     }
 
+    /// The segment with `sequence`, by binary search (segments are in sequence order).
     func segment(sequence: UInt64) -> LogSegment? {
-        var low = 0
-        var high = segments.count - 1
-        while low <= high {
-            let middle = (low + high) / 2
-            let candidate = segments[middle].name.sequence
-            if candidate == sequence { return segments[middle] }
-            if candidate < sequence { low = middle + 1 } else { high = middle - 1 }
-        }
-        return nil
+        segments.binarySearch(sequence, by: \.name.sequence).map { segments[$0] }
     }
 
     /// Offsets deleted in memory but not yet written to each segment's journal.
@@ -370,7 +390,8 @@ final class SegmentLog {
         segments.removeAll { $0 === segment }
     }
 
-    /// Seals every segment (with `fsync`), closes every file and releases the directory lock.
+    /// Seals every segment (with `fsync`), closes every file and releases the directory lock,
+    /// for good: a later append (one that raced `EventStore.close()`) is dropped and counted.
     func close() {
         for segment in segments {
             journalPendingDeletions(segment)
@@ -379,9 +400,15 @@ final class SegmentLog {
             segment.deletionsDescriptor = -1
         }
         segments.removeAll()
+        releaseLock()
+        usable = false
+        closed = true
+    }
+
+    /// Closes the lock file's descriptor, which releases the directory lock.
+    func releaseLock() {
         if lockDescriptor >= 0 { files.close(lockDescriptor) }
         lockDescriptor = -1
-        usable = false
     }
 
     /// Counters plus the current contents.

@@ -24,10 +24,7 @@ enum CrashRecoveryReport {
     }
 
     static func run(_ words: [String]) throws -> Int32 {
-        let arguments = try Arguments(words, valued: SampleHarness.commonValued)
-        let unknown = arguments.unknown(allowedFlags: [], allowedValues: SampleHarness.commonValued)
-        guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
-        let harness = try SampleHarness(arguments: arguments)
+        let harness = try SampleHarness(words: words)
         var monitoring = VigilConfiguration()
         // Recovery only: no detector needs to run for it.
         monitoring.enabledModules = [.crash]

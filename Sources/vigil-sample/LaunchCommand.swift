@@ -18,10 +18,7 @@ enum LaunchCommand: Command {
         """
 
     static func run(_ words: [String]) throws -> Int32 {
-        let arguments = try Arguments(words, valued: SampleHarness.commonValued)
-        let unknown = arguments.unknown(allowedFlags: [], allowedValues: SampleHarness.commonValued)
-        guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
-        let harness = try SampleHarness(arguments: arguments)
+        let harness = try SampleHarness(words: words)
         let clock = RunLoopFrameClock(refreshRate: 60)
         var setup = try harness.setup(monitoring: VigilConfiguration(), frameSource: clock)
         setup.initialPage = "LaunchDemo"

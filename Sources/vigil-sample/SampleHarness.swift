@@ -57,6 +57,14 @@ final class SampleHarness: @unchecked Sendable {
         }
     }
 
+    /// Reads `words` of a scenario that takes only the common options.
+    convenience init(words: [String]) throws {
+        let arguments = try Arguments(words, valued: Self.commonValued)
+        let unknown = arguments.unknown(allowedFlags: [], allowedValues: Self.commonValued)
+        guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
+        try self.init(arguments: arguments)
+    }
+
     /// The setup every scenario starts from: the sample's app info, events to the SDK's file in
     /// the data directory and to `--out`.
     func setup(monitoring: VigilConfiguration, frameSource: (any FrameTimingSource)? = nil) throws -> VigilSetup {

@@ -90,6 +90,44 @@ struct HangDetectorBadInputTests {
         #expect(scenario.detector.counters.sampleFailures == 1)
     }
 
+    @Test("a sample or frame stream stuck in the past is resynchronised and counted like the other streams",
+          arguments: [true, false])
+    func sampleAndFrameResynchronisationCounted(samples: Bool) {
+        let clock = TestClock()
+        var detector = HangDetector(clock: clock)
+        let start = clock.monotonicNow()
+        func feed(_ instant: MonotonicInstant) {
+            if samples {
+                detector.recordSample([Address(1)], at: instant)
+            } else {
+                detector.frameRendered(at: instant, frameDurationMs: 16.7)
+            }
+        }
+        feed(start.advanced(byMilliseconds: 3_600_000))  // one absurd future timestamp
+        for step in 1...4 { feed(start.advanced(byMilliseconds: Double(step))) }
+        #expect(detector.counters.outOfOrderInputs == 3)
+        #expect(detector.counters.resynchronizations == 1)
+    }
+
+    @Test("a flood of samples into the smallest ring doubles the sampling interval up to an hour, without trapping")
+    func sampleFloodDoesNotTrap() {
+        var configuration = HangConfiguration()
+        configuration.sampleRingCapacity = 2
+        let clock = TestClock()
+        var detector = HangDetector(configuration: configuration, clock: clock)
+        let start = clock.monotonicNow()
+        _ = detector.runLoopActivity(.afterWaiting, at: start)
+        // Each sample past the second thins the full ring and doubles the interval: 50 ms × 2^98
+        // would be far beyond what a 64-bit nanosecond clock can hold.
+        for index in 1...100 {
+            detector.recordSample([Address(1)], at: start.advanced(byMilliseconds: Double(index)))
+        }
+        #expect(detector.counters.ringThinnings == 98)
+        let tick = detector.watchdogTick(scheduled: start.advanced(byMilliseconds: 500), actual: start.advanced(byMilliseconds: 500))
+        #expect(!tick.takeSample)
+        #expect(tick.nextTick > start.advanced(byMilliseconds: 500))
+    }
+
     @Test("a tick from the past is skipped, and the next tick is still in the future")
     func pastTick() {
         let clock = TestClock()

@@ -34,6 +34,20 @@ struct ClockTests {
         #expect(a.nanoseconds(since: b) == -1_999_000)
     }
 
+    @Test("moving an instant by an absurd amount saturates at the ends of the clock instead of trapping or wrapping",
+          arguments: [Double.infinity, 1e300, 2e13, Double.nan, -Double.infinity, -1e300])
+    func instantArithmeticSaturates(milliseconds: Double) {
+        let a = MonotonicInstant(nanoseconds: 1_000)
+        let moved = a.advanced(byMilliseconds: milliseconds)
+        if milliseconds.isNaN {
+            #expect(moved == a)
+        } else {
+            #expect(moved.nanoseconds == (milliseconds > 0 ? UInt64.max : 0))
+        }
+        #expect(MonotonicInstant(nanoseconds: UInt64.max - 1).advanced(byNanoseconds: 10).nanoseconds == UInt64.max)
+        #expect(MonotonicInstant.milliseconds(milliseconds).nanoseconds == (milliseconds > 0 && !milliseconds.isNaN ? UInt64.max : 0))
+    }
+
     @Test("the system clock's monotonic reading never goes back")
     func systemClockMonotonic() {
         let clock = SystemClock()

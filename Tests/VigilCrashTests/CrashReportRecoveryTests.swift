@@ -50,6 +50,26 @@ struct CrashReportRecoveryTests {
         return url
     }
 
+    /// A fresh directory whose `crashes/` holds one valid raw report of this session.
+    func directoryWithOneCrash() throws -> (directory: TemporaryDirectory, crashes: URL) {
+        let directory = try TemporaryDirectory(prefix: "recovery")
+        let crashes = try crashDirectory(directory)
+        var synthetic = SyntheticCrashReport()
+        synthetic.metadata = try metadata()
+        try synthetic.bytes().write(to: crashes.appendingPathComponent("a.vigilcrash"))
+        return (directory, crashes)
+    }
+
+    /// Leaves the marker of a 2.5 s hang of `session` in `directory`, as a hang that was still
+    /// going on when the process died does.
+    func writeHangMarker(in directory: TemporaryDirectory, session: UUID) -> HangMarkerFile {
+        let marker = HangMarkerFile(directory: directory.url)
+        let hang = HangMarker(start: Date(), lastSeen: Date(), durationMs: 2500, thresholdMs: 2000, runLoopActivity: "beforeSources",
+                              pastFatalThreshold: false, stacks: [], hotStack: nil, sampleCount: 0)
+        marker.write(.init(session: session, marker: hang, images: [], context: EventContext()))
+        return marker
+    }
+
     @Test("valid, corrupt, truncated, foreign and empty files: one crash event, the rest discarded by reason, every file removed")
     func mixedDirectory() throws {
         let directory = try TemporaryDirectory(prefix: "recovery")
@@ -113,15 +133,8 @@ struct CrashReportRecoveryTests {
 
     @Test("a hang marker of the session that crashed becomes the crash's fatalHang flag, not a second event")
     func hangMarkerMerged() throws {
-        let directory = try TemporaryDirectory(prefix: "recovery")
-        let crashes = try crashDirectory(directory)
-        var synthetic = SyntheticCrashReport()
-        synthetic.metadata = try metadata()
-        try synthetic.bytes().write(to: crashes.appendingPathComponent("a.vigilcrash"))
-        let marker = HangMarkerFile(directory: directory.url)
-        let hang = HangMarker(start: Date(), lastSeen: Date(), durationMs: 2500, thresholdMs: 2000, runLoopActivity: "beforeSources",
-                              pastFatalThreshold: false, stacks: [], hotStack: nil, sampleCount: 0)
-        marker.write(.init(session: session, marker: hang, images: [], context: EventContext()))
+        let (directory, _) = try directoryWithOneCrash()
+        let marker = writeHangMarker(in: directory, session: session)
         let sink = CollectingSink()
         var counters = CrashRecoveryCounters()
         _ = recover(directory, sink: sink, counters: &counters)
@@ -133,15 +146,8 @@ struct CrashReportRecoveryTests {
 
     @Test("a marker of another session is left for the fatal-hang report")
     func otherSessionMarkerKept() throws {
-        let directory = try TemporaryDirectory(prefix: "recovery")
-        let crashes = try crashDirectory(directory)
-        var synthetic = SyntheticCrashReport()
-        synthetic.metadata = try metadata()
-        try synthetic.bytes().write(to: crashes.appendingPathComponent("a.vigilcrash"))
-        let marker = HangMarkerFile(directory: directory.url)
-        let hang = HangMarker(start: Date(), lastSeen: Date(), durationMs: 2500, thresholdMs: 2000, runLoopActivity: "beforeSources",
-                              pastFatalThreshold: false, stacks: [], hotStack: nil, sampleCount: 0)
-        marker.write(.init(session: UUID(), marker: hang, images: [], context: EventContext()))
+        let (directory, _) = try directoryWithOneCrash()
+        let marker = writeHangMarker(in: directory, session: UUID())
         var counters = CrashRecoveryCounters()
         _ = recover(directory, sink: CollectingSink(), counters: &counters)
         #expect(counters.hangMarkersMerged == 0)
@@ -150,11 +156,7 @@ struct CrashReportRecoveryTests {
 
     @Test("when the sink does not confirm storage the report is kept, and the next launch delivers the same event id")
     func deferredUntilStored() throws {
-        let directory = try TemporaryDirectory(prefix: "recovery")
-        let crashes = try crashDirectory(directory)
-        var synthetic = SyntheticCrashReport()
-        synthetic.metadata = try metadata()
-        try synthetic.bytes().write(to: crashes.appendingPathComponent("a.vigilcrash"))
+        let (directory, crashes) = try directoryWithOneCrash()
         let refusing = CollectingSink()
         refusing.confirms = false
         var counters = CrashRecoveryCounters()
@@ -171,11 +173,7 @@ struct CrashReportRecoveryTests {
 
     @Test("through a sink that cannot tell, the flush decides: a failed flush keeps the report for the next launch")
     func flushDecides() throws {
-        let directory = try TemporaryDirectory(prefix: "recovery")
-        let crashes = try crashDirectory(directory)
-        var synthetic = SyntheticCrashReport()
-        synthetic.metadata = try metadata()
-        try synthetic.bytes().write(to: crashes.appendingPathComponent("a.vigilcrash"))
+        let (directory, crashes) = try directoryWithOneCrash()
         let plain = PlainSink()
         var counters = CrashRecoveryCounters()
         _ = CrashReportRecovery(directory: crashes, hangMarker: HangMarkerFile(directory: directory.url))
@@ -189,11 +187,7 @@ struct CrashReportRecoveryTests {
 
     @Test("into the durable store, a crash is written and fsynced before its raw report is deleted")
     func intoEventStore() throws {
-        let directory = try TemporaryDirectory(prefix: "recovery")
-        let crashes = try crashDirectory(directory)
-        var synthetic = SyntheticCrashReport()
-        synthetic.metadata = try metadata()
-        try synthetic.bytes().write(to: crashes.appendingPathComponent("a.vigilcrash"))
+        let (directory, crashes) = try directoryWithOneCrash()
         let store = EventStore(directory: directory.file("events"))
         defer { store.close() }
         var counters = CrashRecoveryCounters()

@@ -1,4 +1,5 @@
 import CZlib
+import CVigilRuntime
 import Foundation
 import Testing
 import VigilCore
@@ -44,6 +45,21 @@ struct RawCrashReportParserTests {
         let split = length / 3
         let first = CrashHandler.crc32(Array(bytes[..<split]))
         #expect(CrashHandler.crc32(Array(bytes[split...]), continuing: first) == zlib)
+    }
+
+    @Test("a thread whose frames do not fit the writer's free space is cut and flagged truncated; the report stays valid")
+    func longThreadRecordIsCutNotTorn() throws {
+        // 12-digit addresses take 13 bytes each: 3,000 frames fill about 39 KB, 4,096 about 53 KB,
+        // and after two records of 3,000 the 128 KB buffer has less than 53 KB left unflushed.
+        func frames(_ count: Int) -> [UInt64] { (0..<count).map { 0x7f00_0000_0000 + UInt64($0) * 16 } }
+        var synthetic = SyntheticCrashReport()
+        synthetic.otherThreads = [(101, "a", frames(3000)), (102, "b", frames(3000)), (103, "c", frames(4096))]
+        let report = try RawCrashReportParser().parse(try synthetic.bytes())
+        let cut = try #require(report.threads.first { $0.id == 103 })
+        #expect(cut.frames.count > 2000 && cut.frames.count < 4096)
+        #expect(cut.frames == Array(frames(4096).prefix(cut.frames.count)), "the innermost frames are kept")
+        #expect(cut.walkFlags & UInt32(VIGIL_WALK_TRUNCATED) != 0)
+        #expect(report.threads.first { $0.id == 102 }?.frames.count == 3000)
     }
 
     @Test("no prefix of a valid report is ever accepted: a torn report is recognised")
@@ -128,6 +144,7 @@ struct RawCrashReportParserTests {
         "VIGILCRASH 1 x86_64 8\nprocess 99999999999 1\nsignal 11 1 10 0\nmeta 2:{}\nthread 1 1 1 0 1 abc 0:\n",
         "VIGILCRASH 1 x86_64 8\nprocess 1 1\nsignal 11 1 10 0\nmeta 2:{}\nthread 1 1 1 0 99999999 abc 0:\n",
         "VIGILCRASH 1 x86_64 8\nprocess 1 1\nsignal 11 1 10 0\nmeta 2:{}\nthread 1 1 1 0 1 abc 0:\nimage 1 2 3 4 xyz 1:a\n",
+        "VIGILCRASH 1 x86_64 8\nprocess 1 1\nsignal 11 1 10 0\nmeta 2:{}\nthread 1 1 1 0 1 abc 0:\nimage 1 2 3 4 \u{FF10}\u{FF11} 1:a\n",
         "VIGILCRASH 1 x86_64 8\nprocess  1 1\nsignal 11 1 10 0\nmeta 2:{}\nthread 1 1 1 0 1 abc 0:\n",
         "VIGILCRASH 1 x86_64 8\nVIGILCRASH 1 x86_64 8\nprocess 1 1\nsignal 11 1 10 0\nmeta 2:{}\nthread 1 1 1 0 1 abc 0:\n",
     ])

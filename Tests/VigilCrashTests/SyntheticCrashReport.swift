@@ -54,9 +54,12 @@ struct SyntheticCrashReport {
         record("map") { w in for value: UInt64 in [42, 0, 0, 0] { vigil_report_u64(&w, value) } }
         func thread(_ id: Int32, crashed: Bool, source: UInt64, frames: [UInt64], name: String) {
             record("thread") { w in
-                vigil_report_u64(&w, UInt64(id)); vigil_report_u64(&w, crashed ? 1 : 0); vigil_report_hex(&w, 1)
-                vigil_report_u64(&w, source); vigil_report_u64(&w, UInt64(frames.count))
-                for frame in frames { vigil_report_hex(&w, frame) }
+                // As the handler does: keep the innermost frames that fit the buffer, flag the cut.
+                let kept = frames.prefix(Int(vigil_report_hex_capacity(&w, 128)))
+                let flags = kept.count < frames.count ? 1 | UInt64(VIGIL_WALK_TRUNCATED) : 1
+                vigil_report_u64(&w, UInt64(id)); vigil_report_u64(&w, crashed ? 1 : 0); vigil_report_hex(&w, flags)
+                vigil_report_u64(&w, source); vigil_report_u64(&w, UInt64(kept.count))
+                for frame in kept { vigil_report_hex(&w, frame) }
                 name.withCString { vigil_report_blob(&w, $0, UInt32(strlen($0))) }
             }
         }

@@ -66,4 +66,44 @@ extension WatchdogThreadTests {
         #expect(seen.count == 1)
         #expect(seen.first.map { $0.latenessMs < 50 } == true)
     }
+
+    @Test("after a stop() that timed out, the next start() and stop() still wait for the thread to leave its handler")
+    func stopWaitsAfterTimedOutStop() {
+        final class Handler: @unchecked Sendable {
+            let lock = NSLock()
+            var blocking = true
+            var inHandler = false
+            let entered = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+
+            func tick() {
+                lock.lock()
+                let blocks = blocking
+                inHandler = true
+                lock.unlock()
+                entered.signal()
+                if blocks { release.wait() } else { Thread.sleep(forTimeInterval: 0.1) }
+                lock.lock()
+                inHandler = false
+                lock.unlock()
+            }
+
+            var isInHandler: Bool { lock.lock(); defer { lock.unlock() }; return inHandler }
+        }
+        let handler = Handler()
+        let watchdog = WatchdogThread(intervalMs: 5) { _ in handler.tick(); return nil }
+        watchdog.start()
+        handler.entered.wait()
+        watchdog.stop(timeout: 0.05)  // the handler is stuck: this stop gives up waiting
+        handler.lock.lock()
+        handler.blocking = false
+        handler.lock.unlock()
+        handler.release.signal()
+        Thread.sleep(forTimeInterval: 0.1)  // the first thread leaves its loop
+
+        watchdog.start()
+        handler.entered.wait()
+        watchdog.stop()
+        #expect(!handler.isInHandler, "stop() returned while its thread was still in the handler")
+    }
 }

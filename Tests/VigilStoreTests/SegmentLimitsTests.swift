@@ -136,7 +136,7 @@ struct SegmentLimitsTests {
     @Test("a full disk drops events and counts them, leaves no torn record, and recovers when space returns")
     func diskFull() throws {
         let directory = try TemporaryDirectory(prefix: "store")
-        let files = FillingFileSystem(budget: 3000)
+        let files = FaultyFileSystem(budget: 3000)
         let store = EventStore(directory: directory.url, clock: TestClock(), fileSystem: files)
         defer { store.close() }
         var sent: [Event] = []

@@ -37,15 +37,20 @@ enum StoreFixtures {
     }
 }
 
-/// A ``StoreFileSystem`` over the real disk whose writes fail with `ENOSPC` once a byte budget
-/// is spent: a disk that fills up.
-final class FillingFileSystem: StoreFileSystem, @unchecked Sendable {
+/// A ``StoreFileSystem`` over the real disk with injected faults: writes fail with `ENOSPC`
+/// once a byte budget is spent (a disk that fills up), and the first `failingListings`
+/// directory listings fail with `EIO`.
+final class FaultyFileSystem: StoreFileSystem, @unchecked Sendable {
     private let real = LocalFileSystem()
     private let lock = NSLock()
     private var budget: Int
+    private var listingFailuresLeft: Int
     private(set) var refusedWrites = 0
 
-    init(budget: Int) { self.budget = budget }
+    init(budget: Int = .max, failingListings: Int = 0) {
+        self.budget = budget
+        self.listingFailuresLeft = failingListings
+    }
 
     /// Frees disk space again.
     func setBudget(_ bytes: Int) {
@@ -54,7 +59,14 @@ final class FillingFileSystem: StoreFileSystem, @unchecked Sendable {
     }
 
     func makeDirectory(_ path: String) throws(StoreIOError) { try real.makeDirectory(path) }
-    func fileNames(in directory: String) throws(StoreIOError) -> [String] { try real.fileNames(in: directory) }
+    func fileNames(in directory: String) throws(StoreIOError) -> [String] {
+        lock.lock()
+        let fails = listingFailuresLeft > 0
+        if fails { listingFailuresLeft -= 1 }
+        lock.unlock()
+        if fails { throw StoreIOError(operation: "opendir", path: directory, code: EIO) }
+        return try real.fileNames(in: directory)
+    }
     func open(_ path: String, mode: StoreFileMode) throws(StoreIOError) -> Int32 { try real.open(path, mode: mode) }
     func read(_ descriptor: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(StoreIOError) -> Int {
         try real.read(descriptor, at: offset, into: buffer)

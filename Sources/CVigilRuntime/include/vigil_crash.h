@@ -69,7 +69,9 @@ typedef struct vigil_crash_config {
     /// Opaque bytes written verbatim into the report (the SDK's JSON: session, app, device).
     const uint8_t *metadata;
     uint32_t metadata_length;
-    /// Frames kept for the crashed thread (default 512, at most 4096).
+    /// Frames kept for the crashed thread (default 512, at most 4096). A thread record is written
+    /// whole or not at all, so a thread gets only the innermost frames that fit the write
+    /// buffer's free space (never fewer than 2,000), flagged VIGIL_WALK_TRUNCATED when cut.
     uint32_t max_frames;
     /// Frames kept per other thread (default 128, at most `max_frames`).
     uint32_t max_frames_other_threads;

@@ -62,6 +62,11 @@ void vigil_report_hex_bytes(vigil_report_writer *writer, const uint8_t *bytes, u
 /// Appends ` <length>:<bytes>`, cut so that the record stays under VIGIL_REPORT_RECORD_MAX.
 /// Async-signal-safe (the bytes must be readable).
 void vigil_report_blob(vigil_report_writer *writer, const void *bytes, uint32_t length);
+/// How many more ` <hex>` values (17 bytes at most each) the record being formatted can take
+/// when `reserve` bytes must still follow them. The writer flushes whole records only, so a
+/// record that outgrows the buffer's free space would be torn; a long list (a thread's frames)
+/// is cut to this instead. Async-signal-safe.
+uint32_t vigil_report_hex_capacity(const vigil_report_writer *writer, uint32_t reserve);
 /// Ends the record (`\n`) and flushes when the buffer could not take another whole record.
 /// Async-signal-safe.
 void vigil_report_end(vigil_report_writer *writer);

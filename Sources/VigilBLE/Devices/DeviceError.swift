@@ -15,6 +15,16 @@ public enum DeviceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The command was cancelled (by ``DeviceAdapter/cancel(trace:completion:)`` or a disconnect).
     case cancelled(command: String)
 
+    /// What a response's status byte means, in both terminal families: nil for 0 (OK),
+    /// ``cancelled(command:)`` for 6, ``rejected(command:status:)`` for anything else.
+    public init?(status: UInt8, command: TerminalCommand) {
+        switch status {
+        case 0: return nil
+        case 0x06: self = .cancelled(command: command.name)
+        default: self = .rejected(command: command.name, status: status)
+        }
+    }
+
     public var description: String {
         switch self {
         case .notReady(let state): return "terminal link not ready (\(state))"

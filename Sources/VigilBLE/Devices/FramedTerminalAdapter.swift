@@ -1,30 +1,3 @@
-/// Commands of the `0xAA55`-frame terminal family. A response frame carries the request's
-/// command with the high bit set; its payload starts with a status byte (0 = OK,
-/// 6 = cancelled).
-public enum FramedTerminalCommand: UInt8, Sendable, CaseIterable {
-    case open = 0x01, deviceInfo = 0x02, serialNumber = 0x03, traceNumber = 0x04
-    case workKeys = 0x10, icParameters = 0x11
-    case startTransaction = 0x20, secondAuthorization = 0x21, cancel = 0x2F
-
-    /// The response's command byte.
-    public var responseCode: UInt8 { rawValue | 0x80 }
-
-    /// Name for spans and errors.
-    public var name: String {
-        switch self {
-        case .open: return "open"
-        case .deviceInfo: return "deviceInfo"
-        case .serialNumber: return "serialNumber"
-        case .traceNumber: return "traceNumber"
-        case .workKeys: return "updateWorkKeys"
-        case .icParameters: return "updateICParameters"
-        case .startTransaction: return "startCardTransaction"
-        case .secondAuthorization: return "secondAuthorization"
-        case .cancel: return "cancel"
-        }
-    }
-}
-
 /// The `0xAA55` frame family's notification parser: a ``FrameReassembler`` with CRC-16.
 public final class FramedTerminalDecoder: TerminalMessageDecoder {
     private var reassembler: FrameReassembler
@@ -63,6 +36,22 @@ public final class FramedTerminalAdapter: DeviceAdapter {
     public static let registration = DeviceAdapterFactory.Registration(
         vendor: "framed-aa55", namePrefixes: ["AA55-"], services: [service], profile: profile) { FramedTerminalAdapter(connection: $0) }
 
+    /// The family's command byte for `command`; a response carries the byte with its high bit
+    /// set and a payload that starts with a status byte (0 = OK, 6 = cancelled).
+    public static func code(of command: TerminalCommand) -> UInt8 {
+        switch command {
+        case .open: return 0x01
+        case .deviceInfo: return 0x02
+        case .serialNumber: return 0x03
+        case .traceNumber: return 0x04
+        case .updateWorkKeys: return 0x10
+        case .updateICParameters: return 0x11
+        case .startCardTransaction: return 0x20
+        case .secondAuthorization: return 0x21
+        case .cancel: return 0x2F
+        }
+    }
+
     public let vendor = "framed-aa55"
     private let channel: CommandChannel<FramedTerminalDecoder>
     private let commandTimeoutMs: Double
@@ -100,14 +89,14 @@ public final class FramedTerminalAdapter: DeviceAdapter {
     }
 
     public func updateWorkKeys(_ keys: WorkKeys, trace: SpanContext?, completion: @escaping (Result<KeyCheckValues, DeviceError>) -> Void) {
-        exchange(.workKeys, keys.pinKey + keys.macKey + keys.dataKey, trace: trace, parse: { reader in
+        exchange(.updateWorkKeys, keys.pinKey + keys.macKey + keys.dataKey, trace: trace, parse: { reader in
             .success(KeyCheckValues(pin: try reader.bytes("pinCheck", count: 4), mac: try reader.bytes("macCheck", count: 4),
                                     data: try reader.bytes("dataCheck", count: 4)))
         }, completion: completion)
     }
 
     public func updateICParameters(_ parameters: [UInt8], trace: SpanContext?, completion: @escaping (Result<Void, DeviceError>) -> Void) {
-        exchange(.icParameters, parameters, trace: trace, parse: { _ in .success(()) }, completion: completion)
+        exchange(.updateICParameters, parameters, trace: trace, parse: { _ in .success(()) }, completion: completion)
     }
 
     public func startCardTransaction(_ request: CardTransactionRequest, trace: SpanContext?,
@@ -117,10 +106,10 @@ public final class FramedTerminalAdapter: DeviceAdapter {
         payload.appendBigEndian(request.currencyCode)
         payload.append(request.kind.rawValue)
         payload.append(request.timeoutSeconds)
-        exchange(.startTransaction, payload, timeoutMs: transactionTimeoutMs, trace: trace, parse: { reader in
+        exchange(.startCardTransaction, payload, timeoutMs: transactionTimeoutMs, trace: trace, parse: { reader in
             let entry = try reader.u8("entryMode")
             guard let mode = CardTransactionResult.EntryMode(rawValue: entry) else {
-                return .failure(.malformedResponse(command: FramedTerminalCommand.startTransaction.name, reason: "entry mode \(entry)"))
+                return .failure(.malformedResponse(command: TerminalCommand.startCardTransaction.name, reason: "entry mode \(entry)"))
             }
             let pan = try reader.lengthPrefixedString("maskedPAN")
             let length = Int(try reader.u16be("icDataLength"))
@@ -144,19 +133,19 @@ public final class FramedTerminalAdapter: DeviceAdapter {
         exchange(.cancel, [], trace: trace, parse: { _ in .success(()) }, completion: completion)
     }
 
-    private func exchange<T>(_ command: FramedTerminalCommand, _ payload: [UInt8], timeoutMs: Double? = nil, trace: SpanContext?,
+    private func exchange<T>(_ command: TerminalCommand, _ payload: [UInt8], timeoutMs: Double? = nil, trace: SpanContext?,
                              parse: @escaping (inout ByteReader) throws -> Result<T, DeviceError>,
                              completion: @escaping (Result<T, DeviceError>) -> Void) {
         let request: [UInt8]
         do {
-            request = try Frame(command: command.rawValue, payload: payload).encoded(in: FramedTerminalAdapter.format)
+            request = try Frame(command: Self.code(of: command), payload: payload).encoded(in: FramedTerminalAdapter.format)
         } catch {
             let failure = DeviceError.writeFailed(command: command.name, .valueTooLong(length: payload.count, limit: FramedTerminalAdapter.format.maxPayloadLength))
             channel.connection.scheduler.execute(label: "command refused") { completion(.failure(failure)) }
             return
         }
         channel.send(command.name, request: request, timeoutMs: timeoutMs ?? commandTimeoutMs, trace: trace,
-                     matches: { $0.command == command.responseCode }) { result in
+                     matches: { $0.command == Self.code(of: command) | 0x80 }) { result in
             switch result {
             case .failure(let error):
                 completion(.failure(error))
@@ -164,8 +153,7 @@ public final class FramedTerminalAdapter: DeviceAdapter {
                 guard let status = frame.payload.first else {
                     return completion(.failure(.malformedResponse(command: command.name, reason: "no status byte")))
                 }
-                if status == 0x06 { return completion(.failure(.cancelled(command: command.name))) }
-                guard status == 0 else { return completion(.failure(.rejected(command: command.name, status: status))) }
+                if let failure = DeviceError(status: status, command: command) { return completion(.failure(failure)) }
                 var reader = ByteReader(frame.payload.dropFirst())
                 do {
                     completion(try parse(&reader))

@@ -16,29 +16,6 @@ public enum TLVTerminalTag {
     public static let issuerResponse: UInt8 = 0x60, approved: UInt8 = 0x61, scriptResults: UInt8 = 0x62
 }
 
-/// Commands of the TLV terminal family (the value of tag `0x01`). A response echoes the
-/// command and sequence tags and adds a status tag (0 = OK, 6 = cancelled).
-public enum TLVTerminalCommand: UInt8, Sendable, CaseIterable {
-    case open = 0xA0, deviceInfo = 0xA1, serialNumber = 0xA2, traceNumber = 0xA3
-    case workKeys = 0xB0, icParameters = 0xB1
-    case startTransaction = 0xC0, secondAuthorization = 0xC1, cancel = 0xCF
-
-    /// Name for spans and errors.
-    public var name: String {
-        switch self {
-        case .open: return "open"
-        case .deviceInfo: return "deviceInfo"
-        case .serialNumber: return "serialNumber"
-        case .traceNumber: return "traceNumber"
-        case .workKeys: return "updateWorkKeys"
-        case .icParameters: return "updateICParameters"
-        case .startTransaction: return "startCardTransaction"
-        case .secondAuthorization: return "secondAuthorization"
-        case .cancel: return "cancel"
-        }
-    }
-}
-
 /// The TLV family's notification parser.
 public final class TLVTerminalDecoder: TerminalMessageDecoder {
     private var reassembler = TLVPacketReassembler()
@@ -74,6 +51,22 @@ public final class TLVTerminalAdapter: DeviceAdapter {
     public static let registration = DeviceAdapterFactory.Registration(
         vendor: "tlv-crc16", namePrefixes: ["TLV-POS"], services: [service], profile: profile) { TLVTerminalAdapter(connection: $0) }
 
+    /// The family's command byte for `command` (the value of tag `0x01`). A response echoes
+    /// the command and sequence tags and adds a status tag (0 = OK, 6 = cancelled).
+    public static func code(of command: TerminalCommand) -> UInt8 {
+        switch command {
+        case .open: return 0xA0
+        case .deviceInfo: return 0xA1
+        case .serialNumber: return 0xA2
+        case .traceNumber: return 0xA3
+        case .updateWorkKeys: return 0xB0
+        case .updateICParameters: return 0xB1
+        case .startCardTransaction: return 0xC0
+        case .secondAuthorization: return 0xC1
+        case .cancel: return 0xCF
+        }
+    }
+
     public let vendor = "tlv-crc16"
     private let channel: CommandChannel<TLVTerminalDecoder>
     private let commandTimeoutMs: Double
@@ -98,7 +91,7 @@ public final class TLVTerminalAdapter: DeviceAdapter {
     public func deviceInfo(trace: SpanContext?, completion: @escaping (Result<TerminalInfo, DeviceError>) -> Void) {
         exchange(.deviceInfo, [], trace: trace, parse: { packet in
             guard let model = packet.value(TLVTerminalTag.model), let firmware = packet.value(TLVTerminalTag.firmware) else {
-                return .failure(.malformedResponse(command: TLVTerminalCommand.deviceInfo.name, reason: "model or firmware missing"))
+                return .failure(.malformedResponse(command: TerminalCommand.deviceInfo.name, reason: "model or firmware missing"))
             }
             return .success(TerminalInfo(model: String(decoding: model, as: UTF8.self), firmware: String(decoding: firmware, as: UTF8.self)))
         }, completion: completion)
@@ -107,7 +100,7 @@ public final class TLVTerminalAdapter: DeviceAdapter {
     public func serialNumber(trace: SpanContext?, completion: @escaping (Result<String, DeviceError>) -> Void) {
         exchange(.serialNumber, [], trace: trace, parse: { packet in
             guard let serial = packet.value(TLVTerminalTag.serial) else {
-                return .failure(.malformedResponse(command: TLVTerminalCommand.serialNumber.name, reason: "serial missing"))
+                return .failure(.malformedResponse(command: TerminalCommand.serialNumber.name, reason: "serial missing"))
             }
             return .success(String(decoding: serial, as: UTF8.self))
         }, completion: completion)
@@ -116,7 +109,7 @@ public final class TLVTerminalAdapter: DeviceAdapter {
     public func transactionTraceNumber(trace: SpanContext?, completion: @escaping (Result<UInt32, DeviceError>) -> Void) {
         exchange(.traceNumber, [], trace: trace, parse: { packet in
             guard let value = packet.value(TLVTerminalTag.traceNumber), value.count == 4 else {
-                return .failure(.malformedResponse(command: TLVTerminalCommand.traceNumber.name, reason: "trace number missing"))
+                return .failure(.malformedResponse(command: TerminalCommand.traceNumber.name, reason: "trace number missing"))
             }
             return .success(value.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
         }, completion: completion)
@@ -125,16 +118,16 @@ public final class TLVTerminalAdapter: DeviceAdapter {
     public func updateWorkKeys(_ keys: WorkKeys, trace: SpanContext?, completion: @escaping (Result<KeyCheckValues, DeviceError>) -> Void) {
         let elements = [TLVElement(tag: TLVTerminalTag.pinKey, value: keys.pinKey), TLVElement(tag: TLVTerminalTag.macKey, value: keys.macKey),
                         TLVElement(tag: TLVTerminalTag.dataKey, value: keys.dataKey)]
-        exchange(.workKeys, elements, trace: trace, parse: { packet in
+        exchange(.updateWorkKeys, elements, trace: trace, parse: { packet in
             guard let values = packet.value(TLVTerminalTag.checkValues), values.count == 12 else {
-                return .failure(.malformedResponse(command: TLVTerminalCommand.workKeys.name, reason: "check values missing"))
+                return .failure(.malformedResponse(command: TerminalCommand.updateWorkKeys.name, reason: "check values missing"))
             }
             return .success(KeyCheckValues(pin: Array(values[0..<4]), mac: Array(values[4..<8]), data: Array(values[8..<12])))
         }, completion: completion)
     }
 
     public func updateICParameters(_ parameters: [UInt8], trace: SpanContext?, completion: @escaping (Result<Void, DeviceError>) -> Void) {
-        exchange(.icParameters, [TLVElement(tag: TLVTerminalTag.icParameters, value: parameters)], trace: trace,
+        exchange(.updateICParameters, [TLVElement(tag: TLVTerminalTag.icParameters, value: parameters)], trace: trace,
                  parse: { _ in .success(()) }, completion: completion)
     }
 
@@ -147,10 +140,10 @@ public final class TLVTerminalAdapter: DeviceAdapter {
         let elements = [TLVElement(tag: TLVTerminalTag.amount, value: amount), TLVElement(tag: TLVTerminalTag.currency, value: currency),
                         TLVElement(tag: TLVTerminalTag.kind, value: [request.kind.rawValue]),
                         TLVElement(tag: TLVTerminalTag.timeout, value: [request.timeoutSeconds])]
-        exchange(.startTransaction, elements, timeoutMs: transactionTimeoutMs, trace: trace, parse: { packet in
+        exchange(.startCardTransaction, elements, timeoutMs: transactionTimeoutMs, trace: trace, parse: { packet in
             guard let entry = packet.value(TLVTerminalTag.entryMode)?.first, let mode = CardTransactionResult.EntryMode(rawValue: entry),
                   let pan = packet.value(TLVTerminalTag.maskedPAN) else {
-                return .failure(.malformedResponse(command: TLVTerminalCommand.startTransaction.name, reason: "entry mode or PAN missing"))
+                return .failure(.malformedResponse(command: TerminalCommand.startCardTransaction.name, reason: "entry mode or PAN missing"))
             }
             return .success(CardTransactionResult(entryMode: mode, maskedPAN: String(decoding: pan, as: UTF8.self),
                                                   icData: packet.value(TLVTerminalTag.icData) ?? []))
@@ -162,7 +155,7 @@ public final class TLVTerminalAdapter: DeviceAdapter {
         exchange(.secondAuthorization, [TLVElement(tag: TLVTerminalTag.issuerResponse, value: Array(issuerResponse.prefix(Int(UInt16.max))))],
                  trace: trace, parse: { packet in
             guard let approved = packet.value(TLVTerminalTag.approved)?.first else {
-                return .failure(.malformedResponse(command: TLVTerminalCommand.secondAuthorization.name, reason: "approval missing"))
+                return .failure(.malformedResponse(command: TerminalCommand.secondAuthorization.name, reason: "approval missing"))
             }
             return .success(SecondAuthorizationResult(approved: approved != 0, scriptResults: packet.value(TLVTerminalTag.scriptResults) ?? []))
         }, completion: completion)
@@ -172,14 +165,15 @@ public final class TLVTerminalAdapter: DeviceAdapter {
         exchange(.cancel, [], trace: trace, parse: { _ in .success(()) }, completion: completion)
     }
 
-    private func exchange<T>(_ command: TLVTerminalCommand, _ elements: [TLVElement], timeoutMs: Double? = nil, trace: SpanContext?,
+    private func exchange<T>(_ command: TerminalCommand, _ elements: [TLVElement], timeoutMs: Double? = nil, trace: SpanContext?,
                              parse: @escaping (TLVPacket) -> Result<T, DeviceError>,
                              completion: @escaping (Result<T, DeviceError>) -> Void) {
         sequence &+= 1
         let sequence = self.sequence
+        let code = Self.code(of: command)
         let request: [UInt8]
         do {
-            request = try TLVPacket([TLVElement(tag: TLVTerminalTag.command, value: [command.rawValue]),
+            request = try TLVPacket([TLVElement(tag: TLVTerminalTag.command, value: [code]),
                                      TLVElement(tag: TLVTerminalTag.sequence, value: [sequence])] + elements).encoded()
         } catch {
             let failure = DeviceError.malformedResponse(command: command.name, reason: "request not encodable: \(error)")
@@ -187,7 +181,7 @@ public final class TLVTerminalAdapter: DeviceAdapter {
             return
         }
         channel.send(command.name, request: request, timeoutMs: timeoutMs ?? commandTimeoutMs, trace: trace, matches: { packet in
-            packet.value(TLVTerminalTag.command) == [command.rawValue] && packet.value(TLVTerminalTag.sequence) == [sequence]
+            packet.value(TLVTerminalTag.command) == [code] && packet.value(TLVTerminalTag.sequence) == [sequence]
         }) { result in
             switch result {
             case .failure(let error):
@@ -196,8 +190,7 @@ public final class TLVTerminalAdapter: DeviceAdapter {
                 guard let status = packet.value(TLVTerminalTag.status)?.first else {
                     return completion(.failure(.malformedResponse(command: command.name, reason: "status missing")))
                 }
-                if status == 0x06 { return completion(.failure(.cancelled(command: command.name))) }
-                guard status == 0 else { return completion(.failure(.rejected(command: command.name, status: status))) }
+                if let failure = DeviceError(status: status, command: command) { return completion(.failure(failure)) }
                 completion(parse(packet))
             }
         }

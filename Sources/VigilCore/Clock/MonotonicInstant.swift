@@ -7,23 +7,36 @@ public struct MonotonicInstant: Hashable, Comparable, Sendable, CustomStringConv
     /// Wraps a raw nanosecond count.
     public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
 
-    /// The instant `milliseconds` after the origin; convenient in tests.
+    /// The instant `milliseconds` after the origin (saturating at the clock's end; NaN and
+    /// negative values give the origin); convenient in tests.
     public static func milliseconds(_ milliseconds: Double) -> MonotonicInstant {
-        MonotonicInstant(nanoseconds: UInt64(max(0, milliseconds) * 1_000_000))
+        let nanoseconds = max(0, milliseconds) * 1_000_000
+        // 2^64 is the first Double beyond UInt64.max.
+        return MonotonicInstant(nanoseconds: nanoseconds >= 0x1p64 ? .max : UInt64(nanoseconds))
     }
 
-    /// This instant moved by `nanoseconds` (negative moves back, saturating at the origin).
+    /// This instant moved by `nanoseconds` (negative moves back), saturating at the origin and
+    /// at the clock's end.
     public func advanced(byNanoseconds nanoseconds: Int64) -> MonotonicInstant {
         if nanoseconds >= 0 {
-            return MonotonicInstant(nanoseconds: self.nanoseconds &+ UInt64(nanoseconds))
+            let (sum, overflow) = self.nanoseconds.addingReportingOverflow(UInt64(nanoseconds))
+            return MonotonicInstant(nanoseconds: overflow ? .max : sum)
         }
         let back = nanoseconds.magnitude
         return MonotonicInstant(nanoseconds: back > self.nanoseconds ? 0 : self.nanoseconds - back)
     }
 
-    /// This instant moved by `milliseconds`.
+    /// This instant moved by `milliseconds`, saturating like ``advanced(byNanoseconds:)``; an
+    /// absurd amount (infinite, or beyond 292 years) saturates instead of trapping, and NaN
+    /// leaves the instant where it is. Detectors derive such amounts from inputs they do not
+    /// control (a sampling interval that doubled at every ring thinning).
     public func advanced(byMilliseconds milliseconds: Double) -> MonotonicInstant {
-        advanced(byNanoseconds: Int64(milliseconds * 1_000_000))
+        let nanoseconds = milliseconds * 1_000_000
+        guard !nanoseconds.isNaN else { return self }
+        // ±2^63 is the first Double outside Int64's range.
+        if nanoseconds >= 0x1p63 { return MonotonicInstant(nanoseconds: .max) }
+        if nanoseconds <= -0x1p63 { return MonotonicInstant(nanoseconds: 0) }
+        return advanced(byNanoseconds: Int64(nanoseconds))
     }
 
     /// Signed nanoseconds from `other` to `self`.

@@ -17,11 +17,13 @@ public final class TestClock: VigilClock, @unchecked Sendable {
         self.wall = wall
     }
 
+    /// The monotonic reading; moves only with ``advance(byMilliseconds:)``.
     public func monotonicNow() -> MonotonicInstant {
         lock.lock(); defer { lock.unlock() }
         return monotonic
     }
 
+    /// The wall reading; moves with ``advance(byMilliseconds:)`` and ``setWall(_:)``.
     public func wallNow() -> Date {
         lock.lock(); defer { lock.unlock() }
         return wall

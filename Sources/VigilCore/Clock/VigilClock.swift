@@ -21,11 +21,15 @@ extension VigilClock {
 /// The process's real clocks: `DispatchTime` (monotonic, stops while the device sleeps on Apple
 /// platforms, like `mach_absolute_time`) and `Date`.
 public struct SystemClock: VigilClock {
+    /// The process's clocks. Free to create and to copy.
     public init() {}
 
+    /// `DispatchTime.now()` in nanoseconds: a few tens of nanoseconds, any thread (the
+    /// run-loop observer calls it on the main thread).
     public func monotonicNow() -> MonotonicInstant {
         MonotonicInstant(nanoseconds: DispatchTime.now().uptimeNanoseconds)
     }
 
+    /// `Date()`.
     public func wallNow() -> Date { Date() }
 }

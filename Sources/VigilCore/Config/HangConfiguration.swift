@@ -19,7 +19,7 @@ public struct HangConfiguration: Sendable, Hashable {
     /// nil means a quarter of the threshold in force.
     public var samplingStartMs: Double? = nil
     /// Time between two main-thread samples while a turn is busy. Default 50 ms; the detector
-    /// doubles it each time the sample ring fills (see ``sampleRingCapacity``).
+    /// doubles it each time the sample ring fills (see ``sampleRingCapacity``), up to an hour.
     public var sampleIntervalMs: Double = 50
     /// Samples kept for one hang. Default 256 (12.8 s at 50 ms). When full, every other sample
     /// is dropped and the interval doubles, so the kept samples still cover the whole hang

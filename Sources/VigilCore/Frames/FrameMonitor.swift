@@ -83,17 +83,12 @@ public struct FrameMonitor: Sendable {
             counters.absurdInputs += 1
             return []
         }
-        switch frameOrder.admit(timestamp) {
+        switch frameOrder.admit(timestamp, counting: &counters) {
         case .accepted:
             break
-        case .duplicate:
-            counters.duplicateInputs += 1
-            return []
-        case .rejected:
-            counters.outOfOrderInputs += 1
+        case .duplicate, .rejected:
             return []
         case .resynchronized:
-            counters.resynchronizations += 1
             restartSequence()
         }
         guard isMonitoring else { return [] }

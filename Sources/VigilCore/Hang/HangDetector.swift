@@ -85,6 +85,11 @@ public struct HangDetector: Sendable {
         var pastFatal: Bool
     }
 
+    /// Longest interval between samples that ring thinning doubles the cadence up to: an hour
+    /// between samples is already no sampling, and the doubling must stay within what instants
+    /// can express.
+    private static let maximumSampleIntervalMs = 3_600_000.0
+
     /// A detector in the idle state.
     /// - Parameters:
     ///   - configuration: settings; clamped into range.
@@ -199,17 +204,12 @@ public struct HangDetector: Sendable {
     /// turn's measurement restarts at `actual`.
     public mutating func watchdogTick(scheduled: MonotonicInstant, actual: MonotonicInstant) -> HangTickResult {
         var outputs: [HangDetectorOutput] = []
-        switch tickOrder.admit(actual) {
+        switch tickOrder.admit(actual, counting: &counters) {
         case .accepted:
             break
-        case .duplicate:
-            counters.duplicateInputs += 1
-            return HangTickResult(outputs: [], takeSample: false, nextTick: nextTick(after: actual))
-        case .rejected:
-            counters.outOfOrderInputs += 1
+        case .duplicate, .rejected:
             return HangTickResult(outputs: [], takeSample: false, nextTick: nextTick(after: actual))
         case .resynchronized:
-            counters.resynchronizations += 1
             abandonTurn(at: actual, outputs: &outputs)
         }
 
@@ -274,16 +274,8 @@ public struct HangDetector: Sendable {
 
     /// Feeds a main-thread stack (innermost first) sampled at `instant`.
     public mutating func recordSample(_ frames: [Address], at instant: MonotonicInstant) {
-        switch sampleOrder.admit(instant) {
-        case .accepted, .resynchronized:
-            break
-        case .duplicate:
-            counters.duplicateInputs += 1
-            return
-        case .rejected:
-            counters.outOfOrderInputs += 1
-            return
-        }
+        // A resynchronised sample stream needs no reset: each sample is judged against the turn.
+        guard sampleOrder.admit(instant, counting: &counters).isUsable else { return }
         guard !frames.isEmpty else {
             counters.absurdInputs += 1
             return
@@ -301,7 +293,7 @@ public struct HangDetector: Sendable {
             // Keep every other sample and halve the cadence from this sample on, so the kept
             // samples stay evenly spaced across the whole turn.
             ring.thin()
-            current.sampleIntervalMs *= 2
+            current.sampleIntervalMs = min(current.sampleIntervalMs * 2, Self.maximumSampleIntervalMs)
             current.nextSampleDue = instant.advanced(byMilliseconds: current.sampleIntervalMs)
             counters.ringThinnings += 1
             turn = current
@@ -325,16 +317,7 @@ public struct HangDetector: Sendable {
             counters.absurdInputs += 1
             return
         }
-        switch frameOrder.admit(instant) {
-        case .accepted, .resynchronized:
-            break
-        case .duplicate:
-            counters.duplicateInputs += 1
-            return
-        case .rejected:
-            counters.outOfOrderInputs += 1
-            return
-        }
+        guard frameOrder.admit(instant, counting: &counters).isUsable else { return }
         guard var current = turn, current.monitored, instant >= current.start else { return }
         let gapStart = max(current.lastFrame ?? current.start, current.start)
         current.delayedMs += max(0, instant.milliseconds(since: gapStart) - frameDurationMs)

@@ -22,6 +22,9 @@ public struct InputOrderGuard: Sendable, Hashable {
         /// The input is older than the last accepted one, but the stream has been "in the past"
         /// for too long: it was accepted as the new reference.
         case resynchronized
+
+        /// Whether the input is to be processed: accepted, or accepted as the new reference.
+        public var isUsable: Bool { self == .accepted || self == .resynchronized }
     }
 
     /// Consecutive rejections after which the stream resynchronises.

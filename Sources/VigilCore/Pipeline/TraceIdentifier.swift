@@ -56,6 +56,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     /// A generator whose sequence is fixed by `seed`.
     public init(seed: UInt64) { state = seed }
 
+    /// The next 64 random bits of the sequence (one SplitMix64 step).
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

@@ -15,10 +15,7 @@ public struct ProcSmapsRollup: Sendable, Hashable {
     /// Parses the text of `smaps_rollup`; `Pss` is required.
     public init(parsing text: String, file: String = "/proc/self/smaps_rollup") throws(ProcParseError) {
         try ProcText.check(text, file: file)
-        guard let pss = try ProcText.kilobyteField("Pss", in: text, file: file) else {
-            throw ProcParseError(file: file, field: "Pss", reason: .missingField)
-        }
-        pssBytes = pss
+        pssBytes = try ProcText.requiredKilobyteField("Pss", in: text, file: file)
         rssBytes = try ProcText.kilobyteField("Rss", in: text, file: file)
     }
 }

@@ -17,10 +17,7 @@ public struct ProcStatus: Sendable, Hashable {
     /// Parses the text of a `status` file; `VmRSS` is required.
     public init(parsing text: String, file: String = "/proc/self/status") throws(ProcParseError) {
         try ProcText.check(text, file: file)
-        guard let rss = try ProcText.kilobyteField("VmRSS", in: text, file: file) else {
-            throw ProcParseError(file: file, field: "VmRSS", reason: .missingField)
-        }
-        rssBytes = rss
+        rssBytes = try ProcText.requiredKilobyteField("VmRSS", in: text, file: file)
         peakRSSBytes = try ProcText.kilobyteField("VmHWM", in: text, file: file)
         threadCount = try ProcText.kilobyteField("Threads", in: text, file: file, requireUnit: false)
     }

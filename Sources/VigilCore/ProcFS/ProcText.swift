@@ -22,6 +22,15 @@ enum ProcText {
     /// `token` shortened for an error message.
     static func excerpt(_ token: some StringProtocol) -> String { String(token.prefix(40)) }
 
+    /// ``kilobyteField(_:in:file:requireUnit:)`` for a field the file must have: a missing
+    /// `Key:` line throws `missingField`.
+    static func requiredKilobyteField(_ key: String, in text: String, file: String) throws(ProcParseError) -> UInt64 {
+        guard let value = try kilobyteField(key, in: text, file: file) else {
+            throw ProcParseError(file: file, field: key, reason: .missingField)
+        }
+        return value
+    }
+
     /// Finds the `Key:` line of a `Key:<spaces>value[ unit]` file (status, smaps_rollup) and
     /// returns its value in bytes; the unit must be `kB` (1024 bytes) when present.
     static func kilobyteField(_ key: String, in text: String, file: String,

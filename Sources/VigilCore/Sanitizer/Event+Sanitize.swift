@@ -119,8 +119,8 @@ extension CrashPayload {
         }
         if var registers = registers {
             if registers.count > pass.limits.maxRegisters {
-                let keep = registers.keys.sorted().prefix(pass.limits.maxRegisters)
-                registers = Dictionary(uniqueKeysWithValues: keep.map { ($0, registers[$0]!) })
+                let keep = registers.sorted { $0.key < $1.key }.prefix(pass.limits.maxRegisters)
+                registers = Dictionary(uniqueKeysWithValues: keep.map { ($0.key, $0.value) })
                 pass.report.collectionsTruncated += 1
             }
             var cleaned: [String: Address] = [:]

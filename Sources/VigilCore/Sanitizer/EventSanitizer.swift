@@ -11,6 +11,7 @@ public struct EventSanitizer: Sendable {
     /// The bounds in force.
     public var limits: SanitizerLimits
 
+    /// A sanitizer enforcing `limits`. Stateless: one may serve every thread.
     public init(limits: SanitizerLimits = SanitizerLimits()) {
         self.limits = limits
     }
@@ -125,11 +126,11 @@ public struct SanitizerPass {
                                     maxKeyBytes: Int, maxValueBytes: Int) {
         var result: [String: String] = [:]
         var changed = false
-        let keys = dictionary.keys.sorted()
-        if keys.count > maxCount { report.collectionsTruncated += 1; changed = true }
-        for key in keys.prefix(maxCount) {
+        let entries = dictionary.sorted { $0.key < $1.key }
+        if entries.count > maxCount { report.collectionsTruncated += 1; changed = true }
+        for (key, original) in entries.prefix(maxCount) {
             var cleanKey = key
-            var value = dictionary[key]!
+            var value = original
             let before = report
             clean(&cleanKey, maxBytes: maxKeyBytes, multiline: false)
             clean(&value, maxBytes: maxValueBytes, multiline: false)
@@ -144,11 +145,11 @@ public struct SanitizerPass {
     public mutating func attributes(_ attributes: inout [String: AttributeValue]) {
         var result: [String: AttributeValue] = [:]
         var changed = false
-        let keys = attributes.keys.sorted()
-        if keys.count > limits.maxAttributes { report.collectionsTruncated += 1; changed = true }
-        for key in keys.prefix(limits.maxAttributes) {
+        let entries = attributes.sorted { $0.key < $1.key }
+        if entries.count > limits.maxAttributes { report.collectionsTruncated += 1; changed = true }
+        for (key, original) in entries.prefix(limits.maxAttributes) {
             var cleanKey = key
-            var value = attributes[key]!
+            var value = original
             let before = report
             clean(&cleanKey, maxBytes: limits.maxTagKeyBytes * 2, multiline: false)
             switch value {

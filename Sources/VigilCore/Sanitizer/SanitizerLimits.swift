@@ -28,5 +28,6 @@ public struct SanitizerLimits: Sendable, Hashable {
     /// Frozen frames per frames window, and task spans per launch.
     public var maxItems = 512
 
+    /// The default bounds.
     public init() {}
 }

@@ -9,6 +9,7 @@ public struct SanitizerReport: Sendable, Hashable {
     /// Non-finite numbers (NaN, ±infinity) replaced by zero.
     public var numbersReplaced = 0
 
+    /// Nothing changed yet.
     public init() {}
 
     /// Whether anything was changed.

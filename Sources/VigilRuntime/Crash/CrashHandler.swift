@@ -14,8 +14,9 @@ public enum CrashHandler {
         public var reportPath: String
         /// Opaque bytes copied into every report (the SDK's session metadata), at most 32 KiB.
         public var metadata: Data
-        /// Frames kept for the crashed thread (default 512) and per other thread (default 128).
+        /// Frames kept for the crashed thread (default 512, at most 4096).
         public var maxFrames: Int = 0
+        /// Frames kept per other thread (default 128, at most ``maxFrames``).
         public var maxFramesOtherThreads: Int = 0
         /// Other threads captured at most (default 64).
         public var maxThreads: Int = 0
@@ -23,12 +24,17 @@ public enum CrashHandler {
         public var threadTimeoutMs: Int = 0
         /// Disk space reserved for the report at install, in bytes (default 512 KiB).
         public var reserveBytes: Int = 0
-        /// Tests only: a deliberate fault, or a stall of `testStallMs`, when the handler reaches
-        /// this section.
+        /// Tests only: a deliberate fault (a read of address 8) when the handler reaches this
+        /// section.
         public var testFaultSection: Section?
+        /// Tests only: a flush and a stall of ``testStallMs`` when the handler reaches this
+        /// section.
         public var testStallSection: Section?
+        /// Tests only: how long the stall of ``testStallSection`` lasts, in milliseconds.
         public var testStallMs: Int = 0
 
+        /// A configuration writing to `reportPath` with the SDK's `metadata`; every number at
+        /// its C default.
         public init(reportPath: String, metadata: Data) {
             self.reportPath = reportPath
             self.metadata = metadata
@@ -37,7 +43,22 @@ public enum CrashHandler {
 
     /// The sections of a raw report, in writing order (`vigil_crash_section`).
     public enum Section: UInt32, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-        case signal = 1, metadata, registers, crashedThread, images, message, threads, finish
+        /// The header, process, time and signal records.
+        case signal = 1
+        /// The SDK's metadata blob.
+        case metadata
+        /// The crashed thread's registers.
+        case registers
+        /// The memory map and the crashed thread's stack.
+        case crashedThread
+        /// The image snapshot and the images loaded after it.
+        case images
+        /// The Swift runtime's message and a recorded language exception.
+        case message
+        /// The other threads (parked or read from /proc).
+        case threads
+        /// The timing record and the end marker.
+        case finish
 
         public var description: String {
             switch self {
@@ -55,7 +76,18 @@ public enum CrashHandler {
 
     /// Where the handler is (`vigil_crash_stage_value`).
     public enum Stage: UInt32, Sendable, Hashable {
-        case notInstalled = 0, armed, disarmed, writing, written, failed
+        /// ``install(_:)`` never succeeded.
+        case notInstalled = 0
+        /// A crash will be written.
+        case armed
+        /// Installed, but only passes signals on (``disarm(removeFile:)``).
+        case disarmed
+        /// A crash is being written.
+        case writing
+        /// The report is complete; the signal is being passed on.
+        case written
+        /// Writing failed (disk full, I/O error): no valid report.
+        case failed
     }
 
     /// Why the handler could not be installed.
@@ -90,23 +122,7 @@ public enum CrashHandler {
     /// Cost: one file open and `fallocate`, one `dl_iterate_phdr`, eight `sigaction`s; the
     /// first call also maps about 1.5 MB of buffers (touched lazily).
     public static func install(_ configuration: Configuration) throws(InstallError) {
-        let status = configuration.metadata.withUnsafeBytes { metadata -> Int32 in
-            configuration.reportPath.withCString { path -> Int32 in
-                var config = vigil_crash_config()
-                config.report_path = path
-                config.metadata = metadata.bindMemory(to: UInt8.self).baseAddress
-                config.metadata_length = UInt32(clamping: metadata.count)
-                config.max_frames = UInt32(clamping: max(0, configuration.maxFrames))
-                config.max_frames_other_threads = UInt32(clamping: max(0, configuration.maxFramesOtherThreads))
-                config.max_threads = UInt32(clamping: max(0, configuration.maxThreads))
-                config.thread_timeout_ms = UInt32(clamping: max(0, configuration.threadTimeoutMs))
-                config.reserve_bytes = UInt32(clamping: max(0, configuration.reserveBytes))
-                config.test_fault_section = configuration.testFaultSection?.rawValue ?? 0
-                config.test_stall_section = configuration.testStallSection?.rawValue ?? 0
-                config.test_stall_ms = UInt32(clamping: max(0, configuration.testStallMs))
-                return vigil_crash_install(&config)
-            }
-        }
+        let status = configuration.withCConfiguration { vigil_crash_install(&$0) }
         guard status == 0 else { throw InstallError(path: configuration.reportPath, code: status) }
     }
 
@@ -149,5 +165,30 @@ public enum CrashHandler {
     /// CRC-32 (zlib's polynomial) of `bytes`, as the raw report's end marker carries it.
     public static func crc32(_ bytes: some ContiguousBytes, continuing crc: UInt32 = 0) -> UInt32 {
         bytes.withUnsafeBytes { raw in vigil_crash_crc32(crc, raw.baseAddress, raw.count) }
+    }
+}
+
+extension CrashHandler.Configuration {
+    /// Calls `body` with these settings as the C handler's `vigil_crash_config` (negative
+    /// numbers become 0, the C default); the path and metadata pointers in it live only
+    /// during the call. The Linux and the Darwin installs both start here.
+    func withCConfiguration<Result>(_ body: (inout vigil_crash_config) -> Result) -> Result {
+        metadata.withUnsafeBytes { metadata -> Result in
+            reportPath.withCString { path -> Result in
+                var config = vigil_crash_config()
+                config.report_path = path
+                config.metadata = metadata.bindMemory(to: UInt8.self).baseAddress
+                config.metadata_length = UInt32(clamping: metadata.count)
+                config.max_frames = UInt32(clamping: max(0, maxFrames))
+                config.max_frames_other_threads = UInt32(clamping: max(0, maxFramesOtherThreads))
+                config.max_threads = UInt32(clamping: max(0, maxThreads))
+                config.thread_timeout_ms = UInt32(clamping: max(0, threadTimeoutMs))
+                config.reserve_bytes = UInt32(clamping: max(0, reserveBytes))
+                config.test_fault_section = testFaultSection?.rawValue ?? 0
+                config.test_stall_section = testStallSection?.rawValue ?? 0
+                config.test_stall_ms = UInt32(clamping: max(0, testStallMs))
+                return body(&config)
+            }
+        }
     }
 }

@@ -23,12 +23,14 @@ public struct RawCrashReportError: Error, Sendable, Hashable, CustomStringConver
         case unreadable
     }
 
+    /// Why the file was refused.
     public var reason: Reason
     /// Byte offset in the file where the problem is, when it has one.
     public var offset: Int?
     /// What was wrong, for logs and tests.
     public var detail: String
 
+    /// An error of `reason` at `offset`, explained by `detail`.
     public init(_ reason: Reason, offset: Int? = nil, _ detail: String) {
         self.reason = reason
         self.offset = offset

@@ -10,11 +10,15 @@ import Foundation
 public struct RawCrashReportParser: Sendable {
     /// Largest report accepted, in bytes. The handler writes well under 1 MiB.
     public var maxBytes: Int
-    /// Largest frame count per thread, thread count, and image count accepted.
+    /// Largest frame count accepted per thread.
     public var maxFramesPerThread = 8192
+    /// Largest number of threads accepted.
     public var maxThreads = 4096
+    /// Largest number of images (and, separately, of late images) accepted.
     public var maxImages = 65_536
 
+    /// A parser accepting reports of up to `maxBytes` bytes (8 MiB by default). Stateless and
+    /// `Sendable`; parsing is linear in the report's size.
     public init(maxBytes: Int = 8 * 1024 * 1024) {
         self.maxBytes = maxBytes
     }
@@ -83,178 +87,120 @@ public struct RawCrashReportParser: Sendable {
             switch tag {
             case "VIGILCRASH":
                 guard recordStart == 0 else { throw cursor.malformed("a second header") }
-                try cursor.space()
-                report.formatVersion = Int(try cursor.decimal("version"))
-                try cursor.space()
-                report.architecture = try cursor.word("architecture")
-                try cursor.space()
-                report.wordSize = Int(try cursor.decimal("word size", max: 16))
+                report.formatVersion = Int(try cursor.nextDecimal("version"))
+                report.architecture = try cursor.nextWord("architecture")
+                report.wordSize = Int(try cursor.nextDecimal("word size", max: 16))
             case "process":
-                try cursor.space()
-                report.processID = try cursor.int32("pid")
-                try cursor.space()
-                report.crashedThreadID = try cursor.int32("tid")
+                report.processID = try cursor.nextInt32("pid")
+                report.crashedThreadID = try cursor.nextInt32("tid")
             case "time":
-                try cursor.space()
-                let seconds = try cursor.decimal("seconds", max: 1 << 40)
-                try cursor.space()
-                let nanoseconds = try cursor.decimal("nanoseconds", max: 999_999_999)
-                try cursor.space()
-                report.monotonicNanoseconds = try cursor.decimal("monotonic")
+                let seconds = try cursor.nextDecimal("seconds", max: 1 << 40)
+                let nanoseconds = try cursor.nextDecimal("nanoseconds", max: 999_999_999)
+                report.monotonicNanoseconds = try cursor.nextDecimal("monotonic")
                 report.time = Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1e9)
             case "signal":
-                try cursor.space()
-                report.signal = try cursor.int32("signal")
-                try cursor.space()
-                report.code = try cursor.int32("code")
-                try cursor.space()
-                report.faultAddress = try cursor.hex("fault address")
-                try cursor.space()
-                report.senderProcessID = try cursor.int32("sender")
+                report.signal = try cursor.nextInt32("signal")
+                report.code = try cursor.nextInt32("code")
+                report.faultAddress = try cursor.nextHex("fault address")
+                report.senderProcessID = try cursor.nextInt32("sender")
             case "reg":
-                try cursor.space()
-                let name = try cursor.word("register name")
-                try cursor.space()
-                let value = try cursor.hex("register value")
+                let name = try cursor.nextWord("register name")
+                let value = try cursor.nextHex("register value")
                 guard report.registers.count < 256, name.utf8.count <= 16 else { throw cursor.malformed("too many registers") }
                 report.registers.append(.init(name: name, value: value))
             case "map":
-                try cursor.space()
-                let mappings = try cursor.decimal("mappings")
-                try cursor.space()
-                let dropped = try cursor.decimal("dropped")
-                try cursor.space()
-                let malformed = try cursor.decimal("malformed")
-                try cursor.space()
-                let error = try cursor.int32("error")
+                let mappings = try cursor.nextDecimal("mappings")
+                let dropped = try cursor.nextDecimal("dropped")
+                let malformed = try cursor.nextDecimal("malformed")
+                let error = try cursor.nextInt32("error")
                 report.memoryMap = .init(mappings: Int(clamping: mappings), dropped: Int(clamping: dropped),
                                          malformed: Int(clamping: malformed), error: error)
             case "thread":
-                try cursor.space()
-                let id = try cursor.int32("thread id")
-                try cursor.space()
-                let crashed = try cursor.decimal("crashed", max: 1) == 1
-                try cursor.space()
-                let flags = UInt32(clamping: try cursor.hex("walk flags"))
-                try cursor.space()
-                let sourceValue = try cursor.decimal("register source", max: 16)
+                let id = try cursor.nextInt32("thread id")
+                let crashed = try cursor.nextDecimal("crashed", max: 1) == 1
+                let flags = UInt32(clamping: try cursor.nextHex("walk flags"))
+                let sourceValue = try cursor.nextDecimal("register source", max: 16)
                 guard let source = RawCrashReport.RegisterSource(rawValue: Int(sourceValue)) else {
                     throw cursor.malformed("unknown register source \(sourceValue)")
                 }
-                try cursor.space()
-                let count = try cursor.decimal("frame count", max: UInt64(maxFramesPerThread))
+                let count = try cursor.nextDecimal("frame count", max: UInt64(maxFramesPerThread))
                 var frames: [UInt64] = []
                 frames.reserveCapacity(Int(count))
                 for _ in 0..<count {
-                    try cursor.space()
-                    frames.append(try cursor.hex("frame"))
+                    frames.append(try cursor.nextHex("frame"))
                 }
-                try cursor.space()
-                let name = String(decoding: try cursor.blob("thread name", max: 64), as: UTF8.self)
+                let name = String(decoding: try cursor.nextBlob("thread name", max: 64), as: UTF8.self)
                 guard report.threads.count < maxThreads else { throw cursor.malformed("more than \(maxThreads) threads") }
                 report.threads.append(.init(id: id, crashed: crashed, walkFlags: flags, source: source, frames: frames, name: name))
             case "message":
-                try cursor.space()
-                let kind = try cursor.word("message kind")
-                try cursor.space()
-                let text = String(decoding: try cursor.blob("message", max: 64 * 1024), as: UTF8.self)
+                let kind = try cursor.nextWord("message kind")
+                let text = String(decoding: try cursor.nextBlob("message", max: 64 * 1024), as: UTF8.self)
                 report.message = .init(kind: kind, text: text)
             case "os":
-                try cursor.space()
-                report.operatingSystem = try cursor.word("operating system")
+                report.operatingSystem = try cursor.nextWord("operating system")
             case "exception":
-                try cursor.space()
-                let type = String(decoding: try cursor.blob("exception type", max: 4096), as: UTF8.self)
-                try cursor.space()
-                let reason = String(decoding: try cursor.blob("exception reason", max: 64 * 1024), as: UTF8.self)
+                let type = String(decoding: try cursor.nextBlob("exception type", max: 4096), as: UTF8.self)
+                let reason = String(decoding: try cursor.nextBlob("exception reason", max: 64 * 1024), as: UTF8.self)
                 report.exception = .init(type: type, reason: reason)
             case "mach":
-                try cursor.space()
-                let type = try cursor.int32("mach exception")
-                try cursor.space()
-                let code = try cursor.hex("mach code")
-                try cursor.space()
-                let subcode = try cursor.hex("mach subcode")
+                let type = try cursor.nextInt32("mach exception")
+                let code = try cursor.nextHex("mach code")
+                let subcode = try cursor.nextHex("mach subcode")
                 report.machException = .init(type: type, code: code, subcode: subcode)
             case "meta":
-                try cursor.space()
-                report.metadata = Data(try cursor.blob("metadata", max: 64 * 1024))
+                report.metadata = Data(try cursor.nextBlob("metadata", max: 64 * 1024))
             case "images":
-                try cursor.space()
-                let count = try cursor.decimal("image count")
-                try cursor.space()
-                let dropped = try cursor.decimal("dropped")
-                try cursor.space()
-                let skipped = try cursor.decimal("skipped")
+                let count = try cursor.nextDecimal("image count")
+                let dropped = try cursor.nextDecimal("dropped")
+                let skipped = try cursor.nextDecimal("skipped")
                 report.imageSummary = .init(count: Int(clamping: count), dropped: Int(clamping: dropped), skipped: Int(clamping: skipped))
             case "image":
-                try cursor.space()
-                let load = try cursor.hex("load address")
-                try cursor.space()
-                let size = try cursor.hex("size")
-                try cursor.space()
-                let bias = try cursor.hex("bias")
-                try cursor.space()
-                let lowest = try cursor.hex("lowest vaddr")
-                try cursor.space()
-                let id = try cursor.word("build id")
-                guard id == "-" || (id.count % 2 == 0 && id.count <= 512 && id.allSatisfy(\.isHexDigit)) else {
+                let load = try cursor.nextHex("load address")
+                let size = try cursor.nextHex("size")
+                let bias = try cursor.nextHex("bias")
+                let lowest = try cursor.nextHex("lowest vaddr")
+                let id = try cursor.nextWord("build id")
+                // ASCII hex only: Character.isHexDigit also takes the fullwidth digits.
+                guard id == "-" || (id.utf8.count % 2 == 0 && id.utf8.count <= 512 && id.utf8.allSatisfy(\.isASCIIHexDigit)) else {
                     throw cursor.malformed("build id \"\(id.prefix(40))\"")
                 }
-                try cursor.space()
-                let path = String(decoding: try cursor.blob("image path", max: 4096), as: UTF8.self)
+                let path = String(decoding: try cursor.nextBlob("image path", max: 4096), as: UTF8.self)
                 guard report.images.count < maxImages else { throw cursor.malformed("more than \(maxImages) images") }
                 report.images.append(.init(loadAddress: load, size: size, bias: bias, lowestVirtualAddress: lowest,
                                            buildID: id == "-" ? "" : id.lowercased(), path: path))
             case "late-image":
-                try cursor.space()
-                let load = try cursor.hex("load address")
-                try cursor.space()
-                let size = try cursor.hex("size")
-                try cursor.space()
-                let bias = try cursor.hex("bias")
-                try cursor.space()
-                let path = String(decoding: try cursor.blob("image path", max: 4096), as: UTF8.self)
+                let load = try cursor.nextHex("load address")
+                let size = try cursor.nextHex("size")
+                let bias = try cursor.nextHex("bias")
+                let path = String(decoding: try cursor.nextBlob("image path", max: 4096), as: UTF8.self)
                 guard report.lateImages.count < maxImages else { throw cursor.malformed("more than \(maxImages) late images") }
                 report.lateImages.append(.init(loadAddress: load, size: size, bias: bias, path: path))
             case "threads":
                 var values: [Int] = []
                 for _ in 0..<7 {
-                    try cursor.space()
-                    values.append(Int(clamping: try cursor.decimal("thread totals")))
+                    values.append(Int(clamping: try cursor.nextDecimal("thread totals")))
                 }
                 report.threadSummary = .init(listed: values[0], parked: values[1], fromProc: values[2], withoutRegisters: values[3],
                                              timedOut: values[4], sendFailed: values[5], skipped: values[6])
             case "secondary":
-                try cursor.space()
-                let id = try cursor.int32("thread id")
-                try cursor.space()
-                let signal = try cursor.int32("signal")
-                try cursor.space()
-                let code = try cursor.int32("code")
-                try cursor.space()
-                let address = try cursor.hex("fault address")
-                try cursor.space()
-                let pc = try cursor.hex("pc")
+                let id = try cursor.nextInt32("thread id")
+                let signal = try cursor.nextInt32("signal")
+                let code = try cursor.nextInt32("code")
+                let address = try cursor.nextHex("fault address")
+                let pc = try cursor.nextHex("pc")
                 guard report.secondaryCrashes.count < 64 else { throw cursor.malformed("too many secondary crashes") }
                 report.secondaryCrashes.append(.init(threadID: id, signal: signal, code: code, faultAddress: address, pc: pc))
             case "fault":
-                try cursor.space()
-                let section = UInt32(clamping: try cursor.decimal("section", max: 64))
-                try cursor.space()
-                let signal = try cursor.int32("signal")
-                try cursor.space()
-                let code = try cursor.int32("code")
-                try cursor.space()
-                let address = try cursor.hex("fault address")
-                try cursor.space()
-                let pc = try cursor.hex("pc")
+                let section = UInt32(clamping: try cursor.nextDecimal("section", max: 64))
+                let signal = try cursor.nextInt32("signal")
+                let code = try cursor.nextInt32("code")
+                let address = try cursor.nextHex("fault address")
+                let pc = try cursor.nextHex("pc")
                 report.handlerFault = .init(section: section, signal: signal, code: code, faultAddress: address, pc: pc)
             case "timing":
                 var values: [UInt64] = []
                 for _ in 0..<5 {
-                    try cursor.space()
-                    values.append(try cursor.decimal("timing"))
+                    values.append(try cursor.nextDecimal("timing"))
                 }
                 report.timing = .init(entry: values[0], crashedThreadWritten: values[1], imagesWritten: values[2],
                                       threadsWritten: values[3], end: values[4])
@@ -303,6 +249,36 @@ public struct RawCrashReportParser: Sendable {
         mutating func skipLine() throws(RawCrashReportError) {
             while position < end && bytes[position] != 0x0A { position += 1 }
             try newline()
+        }
+
+        /// A space, then ``word(_:)``.
+        mutating func nextWord(_ what: String) throws(RawCrashReportError) -> String {
+            try space()
+            return try word(what)
+        }
+
+        /// A space, then ``decimal(_:max:)``.
+        mutating func nextDecimal(_ what: String, max: UInt64 = UInt64.max) throws(RawCrashReportError) -> UInt64 {
+            try space()
+            return try decimal(what, max: max)
+        }
+
+        /// A space, then ``int32(_:)``.
+        mutating func nextInt32(_ what: String) throws(RawCrashReportError) -> Int32 {
+            try space()
+            return try int32(what)
+        }
+
+        /// A space, then ``hex(_:)``.
+        mutating func nextHex(_ what: String) throws(RawCrashReportError) -> UInt64 {
+            try space()
+            return try hex(what)
+        }
+
+        /// A space, then ``blob(_:max:)``.
+        mutating func nextBlob(_ what: String, max: Int) throws(RawCrashReportError) -> ArraySlice<UInt8> {
+            try space()
+            return try blob(what, max: max)
         }
 
         /// Bytes up to a space or newline (1 to 512 of them).
@@ -371,5 +347,12 @@ public struct RawCrashReportParser: Sendable {
             position += Int(length)
             return slice
         }
+    }
+}
+
+extension UInt8 {
+    /// `0`–`9`, `a`–`f` or `A`–`F`.
+    fileprivate var isASCIIHexDigit: Bool {
+        (0x30...0x39).contains(self) || (0x61...0x66).contains(self) || (0x41...0x46).contains(self)
     }
 }

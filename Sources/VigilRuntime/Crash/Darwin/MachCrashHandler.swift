@@ -17,18 +17,11 @@ public enum MachCrashHandler {
     /// dyld image list) as the image snapshot. Call on the main thread at start.
     public static func install(_ configuration: CrashHandler.Configuration, images: [ImageInfo]) throws(CrashHandler.InstallError) {
         var raw = rawImages(images)
-        let status = configuration.metadata.withUnsafeBytes { metadata -> Int32 in
-            configuration.reportPath.withCString { path -> Int32 in
-                var config = vigil_crash_config()
-                config.report_path = path
-                config.metadata = metadata.bindMemory(to: UInt8.self).baseAddress
-                config.metadata_length = UInt32(clamping: metadata.count)
-                config.max_frames = UInt32(clamping: max(0, configuration.maxFrames))
-                config.max_frames_other_threads = UInt32(clamping: max(0, configuration.maxFramesOtherThreads))
-                config.reserve_bytes = UInt32(clamping: max(0, configuration.reserveBytes))
-                return raw.withUnsafeMutableBufferPointer { buffer in
-                    vigil_crash_mach_install(&config, buffer.baseAddress, UInt32(buffer.count))
-                }
+        // The Mach install reads the path, the metadata, the frame limits and the reservation
+        // of the shared C configuration and ignores the rest.
+        let status = configuration.withCConfiguration { config -> Int32 in
+            raw.withUnsafeMutableBufferPointer { buffer in
+                vigil_crash_mach_install(&config, buffer.baseAddress, UInt32(buffer.count))
             }
         }
         guard status == 0 else { throw CrashHandler.InstallError(path: configuration.reportPath, code: status) }

@@ -1,66 +1,59 @@
 import VigilBLE
 import VigilCore
 
-/// A simulated terminal of the `0xAA55`-frame family: advertises its service and an
-/// `AA55-` name, reassembles request frames from writes, answers with response frames split
-/// into notifications.
-public final class FramedTerminalPeripheral: SimulatedPeripheral {
-    public let identifier: PeerIdentifier
-    public var advertisedName: String? { "AA55-\(behavior.serialNumber)" }
-    public var advertisedServices: [BLEUUID] { [FramedTerminalAdapter.service] }
-    public var rssi = -62
-    public var gatt: [BLEUUID: [BLEUUID]] {
-        [FramedTerminalAdapter.service: [FramedTerminalAdapter.writeCharacteristic, FramedTerminalAdapter.notifyCharacteristic]]
-    }
+/// A simulated terminal of the `0xAA55`-frame family: advertises its service and an `AA55-`
+/// name, reassembles request frames from writes, answers with response frames.
+public typealias FramedTerminalPeripheral = SimulatedTerminalPeripheral<FramedTerminalWire>
 
-    /// What the terminal does.
-    public let behavior: SimulatedTerminalBehavior
-    /// Request bytes the terminal could not parse.
-    public var malformedRequestBytes: Int { reassembler.statistics.discardedBytes }
+extension SimulatedTerminalPeripheral where Wire == FramedTerminalWire {
+    /// A terminal of the `0xAA55` family.
+    public convenience init(identifier: PeerIdentifier = "terminal-aa55", serialNumber: String = "A55100042") {
+        self.init(identifier: identifier, serialNumber: serialNumber, rssi: -62)
+    }
+}
+
+/// The `0xAA55`-frame family's wire format, terminal side: request frames in (reassembled,
+/// CRC-16 checked), response frames out (the request's command with the high bit set, a
+/// status byte, then the answer; multi-byte fields big-endian).
+public struct FramedTerminalWire: SimulatedTerminalWire {
+    /// The request's command byte.
+    public typealias ReplyAddress = UInt8
+
+    public static var service: BLEUUID { FramedTerminalAdapter.service }
+    public static var writeCharacteristic: BLEUUID { FramedTerminalAdapter.writeCharacteristic }
+    public static var notifyCharacteristic: BLEUUID { FramedTerminalAdapter.notifyCharacteristic }
+    public static var advertisedServices: [BLEUUID] { [FramedTerminalAdapter.service] }
+    public static func advertisedName(serialNumber: String) -> String { "AA55-\(serialNumber)" }
 
     private var reassembler = FrameReassembler(format: FramedTerminalAdapter.format)
-    private var context: PeripheralContext?
 
-    /// A terminal.
-    public init(identifier: PeerIdentifier = "terminal-aa55", serialNumber: String = "A55100042") {
-        self.identifier = identifier
-        self.behavior = SimulatedTerminalBehavior(serialNumber: serialNumber)
-    }
+    public init() {}
 
-    public func didConnect(_ context: PeripheralContext) {
-        self.context = context
-        reassembler.reset()
-    }
+    public var malformedRequestBytes: Int { reassembler.statistics.discardedBytes }
 
-    public func didDisconnect() {
-        context = nil
-        behavior.linkDropped()
-    }
+    public mutating func reset() { reassembler.reset() }
 
-    public func didReceiveWrite(_ value: [UInt8], characteristic: BLEUUID, withResponse: Bool) {
-        guard characteristic == FramedTerminalAdapter.writeCharacteristic, let context else { return }
-        for case .frame(let frame) in reassembler.append(value) {
-            guard let operation = Self.operation(frame) else { continue }
-            let command = frame.command
-            behavior.handle(operation, scheduler: context.scheduler) { [weak self] reply in
-                self?.send(reply, to: command)
-            }
+    public mutating func requests(in bytes: [UInt8]) -> [(operation: SimulatedTerminalBehavior.Operation, address: UInt8)] {
+        var requests: [(operation: SimulatedTerminalBehavior.Operation, address: UInt8)] = []
+        for case .frame(let frame) in reassembler.append(bytes) {
+            if let operation = Self.operation(frame) { requests.append((operation, frame.command)) }
         }
+        return requests
     }
 
     private static func operation(_ frame: Frame) -> SimulatedTerminalBehavior.Operation? {
-        guard let command = FramedTerminalCommand(rawValue: frame.command) else { return nil }
+        guard let command = TerminalCommand(code: frame.command, in: FramedTerminalAdapter.code(of:)) else { return nil }
         let payload = frame.payload
         switch command {
         case .open: return .open
         case .deviceInfo: return .deviceInfo
         case .serialNumber: return .serialNumber
         case .traceNumber: return .traceNumber
-        case .workKeys:
+        case .updateWorkKeys:
             guard payload.count == 48 else { return nil }
             return .workKeys(WorkKeys(pinKey: Array(payload[0..<16]), macKey: Array(payload[16..<32]), dataKey: Array(payload[32..<48])))
-        case .icParameters: return .icParameters(payload)
-        case .startTransaction:
+        case .updateICParameters: return .icParameters(payload)
+        case .startCardTransaction:
             guard payload.count == 12 else { return nil }
             let amount = payload[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             let currency = UInt16(payload[8]) << 8 | UInt16(payload[9])
@@ -76,7 +69,7 @@ public final class FramedTerminalPeripheral: SimulatedPeripheral {
         }
     }
 
-    private func send(_ reply: SimulatedTerminalBehavior.Reply, to command: UInt8) {
+    public func encode(_ reply: SimulatedTerminalBehavior.Reply, to command: UInt8) -> [UInt8]? {
         var payload: [UInt8] = [0]
         func string(_ text: String) {
             let bytes = Array(text.utf8.prefix(255))
@@ -102,9 +95,7 @@ public final class FramedTerminalPeripheral: SimulatedPeripheral {
             payload.appendBigEndianValue(UInt16(result.scriptResults.count))
             payload += result.scriptResults
         }
-        guard var bytes = try? Frame(command: command | 0x80, payload: payload).encoded(in: FramedTerminalAdapter.format) else { return }
-        if behavior.corruptReplies { bytes[bytes.count - 1] ^= 0xFF }
-        notifyInPieces(behavior.noiseBeforeReplies + bytes, context: context, characteristic: FramedTerminalAdapter.notifyCharacteristic)
+        return try? Frame(command: command | 0x80, payload: payload).encoded(in: FramedTerminalAdapter.format)
     }
 }
 

@@ -4,65 +4,61 @@ import VigilCore
 /// A simulated terminal of the TLV + CRC-16 family: advertises only a `TLV-POS` name (the
 /// factory must recognise it by name), parses TLV request packets, answers with TLV packets
 /// echoing command and sequence.
-public final class TLVTerminalPeripheral: SimulatedPeripheral {
-    public let identifier: PeerIdentifier
-    public var advertisedName: String? { "TLV-POS \(behavior.serialNumber)" }
-    public var advertisedServices: [BLEUUID] { [] }
-    public var rssi = -70
-    public var gatt: [BLEUUID: [BLEUUID]] {
-        [TLVTerminalAdapter.service: [TLVTerminalAdapter.writeCharacteristic, TLVTerminalAdapter.notifyCharacteristic]]
-    }
+public typealias TLVTerminalPeripheral = SimulatedTerminalPeripheral<TLVTerminalWire>
 
-    /// What the terminal does.
-    public let behavior: SimulatedTerminalBehavior
-    /// Request bytes the terminal could not parse.
-    public var malformedRequestBytes: Int { reassembler.discardedBytes }
+extension SimulatedTerminalPeripheral where Wire == TLVTerminalWire {
+    /// A terminal of the TLV family.
+    public convenience init(identifier: PeerIdentifier = "terminal-tlv", serialNumber: String = "T7700913") {
+        self.init(identifier: identifier, serialNumber: serialNumber, rssi: -70)
+    }
+}
+
+/// The TLV family's wire format, terminal side: TLV request packets in (reassembled, CRC-16
+/// checked), TLV packets out echoing the request's command and sequence tags, then a status
+/// tag and the answer (multi-byte values little-endian).
+public struct TLVTerminalWire: SimulatedTerminalWire {
+    /// The request's command byte and sequence number.
+    public typealias ReplyAddress = (command: UInt8, sequence: UInt8)
+
+    public static var service: BLEUUID { TLVTerminalAdapter.service }
+    public static var writeCharacteristic: BLEUUID { TLVTerminalAdapter.writeCharacteristic }
+    public static var notifyCharacteristic: BLEUUID { TLVTerminalAdapter.notifyCharacteristic }
+    public static var advertisedServices: [BLEUUID] { [] }
+    public static func advertisedName(serialNumber: String) -> String { "TLV-POS \(serialNumber)" }
 
     private var reassembler = TLVPacketReassembler()
-    private var context: PeripheralContext?
 
-    /// A terminal.
-    public init(identifier: PeerIdentifier = "terminal-tlv", serialNumber: String = "T7700913") {
-        self.identifier = identifier
-        self.behavior = SimulatedTerminalBehavior(serialNumber: serialNumber)
-    }
+    public init() {}
 
-    public func didConnect(_ context: PeripheralContext) {
-        self.context = context
-        reassembler.reset()
-    }
+    public var malformedRequestBytes: Int { reassembler.discardedBytes }
 
-    public func didDisconnect() {
-        context = nil
-        behavior.linkDropped()
-    }
+    public mutating func reset() { reassembler.reset() }
 
-    public func didReceiveWrite(_ value: [UInt8], characteristic: BLEUUID, withResponse: Bool) {
-        guard characteristic == TLVTerminalAdapter.writeCharacteristic, let context else { return }
-        for case .packet(let packet) in reassembler.append(value) {
+    public mutating func requests(in bytes: [UInt8]) -> [(operation: SimulatedTerminalBehavior.Operation, address: ReplyAddress)] {
+        var requests: [(operation: SimulatedTerminalBehavior.Operation, address: ReplyAddress)] = []
+        for case .packet(let packet) in reassembler.append(bytes) {
             guard let command = packet.value(TLVTerminalTag.command), command.count == 1,
                   let sequence = packet.value(TLVTerminalTag.sequence), sequence.count == 1,
                   let operation = Self.operation(command[0], packet) else { continue }
-            behavior.handle(operation, scheduler: context.scheduler) { [weak self] reply in
-                self?.send(reply, command: command[0], sequence: sequence[0])
-            }
+            requests.append((operation, (command[0], sequence[0])))
         }
+        return requests
     }
 
     private static func operation(_ code: UInt8, _ packet: TLVPacket) -> SimulatedTerminalBehavior.Operation? {
-        guard let command = TLVTerminalCommand(rawValue: code) else { return nil }
+        guard let command = TerminalCommand(code: code, in: TLVTerminalAdapter.code(of:)) else { return nil }
         func littleEndian(_ bytes: [UInt8]?) -> UInt64? { bytes.map { $0.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } } }
         switch command {
         case .open: return .open
         case .deviceInfo: return .deviceInfo
         case .serialNumber: return .serialNumber
         case .traceNumber: return .traceNumber
-        case .workKeys:
+        case .updateWorkKeys:
             guard let pin = packet.value(TLVTerminalTag.pinKey), let mac = packet.value(TLVTerminalTag.macKey),
                   let data = packet.value(TLVTerminalTag.dataKey) else { return nil }
             return .workKeys(WorkKeys(pinKey: pin, macKey: mac, dataKey: data))
-        case .icParameters: return .icParameters(packet.value(TLVTerminalTag.icParameters) ?? [])
-        case .startTransaction:
+        case .updateICParameters: return .icParameters(packet.value(TLVTerminalTag.icParameters) ?? [])
+        case .startCardTransaction:
             guard let amount = littleEndian(packet.value(TLVTerminalTag.amount)),
                   let currency = littleEndian(packet.value(TLVTerminalTag.currency)) else { return nil }
             let kind = packet.value(TLVTerminalTag.kind)?.first.flatMap(CardTransactionRequest.Kind.init(rawValue:)) ?? .sale
@@ -73,8 +69,9 @@ public final class TLVTerminalPeripheral: SimulatedPeripheral {
         }
     }
 
-    private func send(_ reply: SimulatedTerminalBehavior.Reply, command: UInt8, sequence: UInt8) {
-        var elements = [TLVElement(tag: TLVTerminalTag.command, value: [command]), TLVElement(tag: TLVTerminalTag.sequence, value: [sequence])]
+    public func encode(_ reply: SimulatedTerminalBehavior.Reply, to address: ReplyAddress) -> [UInt8]? {
+        var elements = [TLVElement(tag: TLVTerminalTag.command, value: [address.command]),
+                        TLVElement(tag: TLVTerminalTag.sequence, value: [address.sequence])]
         var status: UInt8 = 0
         switch reply {
         case .ok: break
@@ -97,8 +94,6 @@ public final class TLVTerminalPeripheral: SimulatedPeripheral {
             elements.append(TLVElement(tag: TLVTerminalTag.scriptResults, value: result.scriptResults))
         }
         elements.insert(TLVElement(tag: TLVTerminalTag.status, value: [status]), at: 2)
-        guard var bytes = try? TLVPacket(elements).encoded() else { return }
-        if behavior.corruptReplies { bytes[bytes.count - 1] ^= 0xFF }
-        notifyInPieces(behavior.noiseBeforeReplies + bytes, context: context, characteristic: TLVTerminalAdapter.notifyCharacteristic)
+        return try? TLVPacket(elements).encoded()
     }
 }
