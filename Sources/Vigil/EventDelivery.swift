@@ -39,10 +39,17 @@ final class EventDelivery: @unchecked Sendable {
             configuration = made.loadAtStart().configuration
             client = made
         }
+        if let delay = setup.uploadDelaySeconds, delay.isFinite {
+            configuration.upload.initialDelaySeconds = min(max(0, delay), 600)
+        }
         startConfiguration = configuration
         live = configuration
-        store = EventStore(directory: directory.appendingPathComponent("events", isDirectory: true), clock: setup.clock)
-        gate = EventGate(downstream: store, configuration: configuration)
+        let store = EventStore(directory: directory.appendingPathComponent("events", isDirectory: true), clock: setup.clock)
+        self.store = store
+        // The observer sits behind the gate, beside the store: it sees what is stored, and crash
+        // recovery still makes the store durable through `flush` (a group would claim it).
+        gate = EventGate(downstream: setup.eventObserver.map { EventSinkGroup([store, $0]) } ?? store,
+                         configuration: configuration)
         configClient = client
         if let server = setup.serverURL {
             let uploader = EventUploader(store: store, endpoint: EventUploader.Endpoint(baseURL: server, ingestKey: setup.ingestKey),
@@ -70,6 +77,26 @@ final class EventDelivery: @unchecked Sendable {
         uploader?.stop()
         store.flush()
         store.close()
+    }
+
+    /// Uploads what the store holds now and waits (polling the store) until nothing is left or
+    /// `timeoutSeconds` passed; nil without an uploader or a running pipeline.
+    static func drainCurrent(timeoutSeconds: Double) -> VigilUploadDrain? {
+        guard let delivery = slot.current, let uploader = delivery.uploader else { return nil }
+        let started = DispatchTime.now().uptimeNanoseconds
+        let budget = UInt64(max(0, timeoutSeconds.isFinite ? timeoutSeconds : 0) * 1e9)
+        func elapsed() -> UInt64 { DispatchTime.now().uptimeNanoseconds - started }
+        // Whatever monitoring handed over last reaches the files before the uploader looks.
+        delivery.store.flush(timeoutSeconds: min(10, Double(budget) / 1e9))
+        uploader.flush()
+        var left = delivery.store.statistics().storedRecords
+        while left > 0, elapsed() < budget {
+            Thread.sleep(forTimeInterval: 0.02)
+            left = delivery.store.statistics().storedRecords
+        }
+        let statistics = VigilDeliveryStatistics(store: delivery.store.statistics(), uploader: uploader.statistics(),
+                                                 gate: delivery.gate.statistics())
+        return VigilUploadDrain(eventsLeft: left, waitedSeconds: Double(elapsed()) / 1e9, statistics: statistics)
     }
 
     /// Stops and forgets the running pipeline, if any.
@@ -157,6 +184,21 @@ public struct VigilDeliveryStatistics: Sendable {
     public var uploader: UploaderStatistics?
     /// Events the remote configuration stopped (kill switch, module off, sampled out).
     public var gate: EventGate.Statistics
+}
+
+/// What `Vigil.stop(uploadingFor:)` achieved: how many stored events the server did not
+/// acknowledge in time (they stay on disk for the next start) and what the pipeline did.
+public struct VigilUploadDrain: Sendable {
+    /// Events still in the store when the wait ended (0: everything was acknowledged).
+    public var eventsLeft: Int
+    /// How long the wait took, in seconds.
+    public var waitedSeconds: Double
+    /// The store's, the uploader's and the gate's counters at the end of the wait (the
+    /// uploader's `eventsAccepted`, `eventsRejected`, `retries`… cover the whole run).
+    public var statistics: VigilDeliveryStatistics
+
+    /// Whether the server acknowledged every stored event.
+    public var isComplete: Bool { eventsLeft == 0 }
 }
 
 extension Vigil {

@@ -58,11 +58,33 @@ public enum Vigil {
     /// are closed, a measured launch is reported. Blocks the caller until that is done. For
     /// orderly shutdown, tools and tests; an app normally never calls it.
     public static func stop() {
+        stopMonitoring()
+        EventDelivery.stopCurrent()
+        OpenTelemetryExport.detach()
+    }
+
+    /// Stops like ``stop()``, but first uploads what the durable store holds: monitoring stops
+    /// (its last events are stored), the launch delay is cut short, and the caller waits until
+    /// the server acknowledged every stored event or `timeoutSeconds` passed. Events not sent
+    /// stay in the store for the next start; the result says how many.
+    ///
+    /// For command-line tools, tests and demos that end right after their work (an app never
+    /// needs it: what is stored is sent at the next launch). Blocks the caller for at most about
+    /// `timeoutSeconds` plus the ordinary stop; call it off the monitoring queue. Returns nil when
+    /// events do not go to a server (no ``VigilSetup/serverURL``, or the app's own sink).
+    @discardableResult
+    public static func stop(uploadingFor timeoutSeconds: Double) -> VigilUploadDrain? {
+        stopMonitoring()
+        let drained = EventDelivery.drainCurrent(timeoutSeconds: timeoutSeconds)
+        EventDelivery.stopCurrent()
+        OpenTelemetryExport.detach()
+        return drained
+    }
+
+    private static func stopMonitoring() {
         NetworkMonitoring.detach()
         SessionSlot.shared.take()?.stop()
         CrashCapture.shared.stop()
-        EventDelivery.stopCurrent()
-        OpenTelemetryExport.detach()
     }
 
     /// Whether the SDK is running.

@@ -51,6 +51,15 @@ public struct VigilSetup: Sendable {
     /// An OpenTelemetry receiver (a collector, a hosted backend) that every event is also sent
     /// to as OTLP/HTTP JSON, besides ``sink`` or the durable store. Default nil: none.
     public var openTelemetry: OTLPExporterConfiguration? = nil
+    /// Overrides the wait between `Vigil.start(_:)` and the first upload, in seconds (the
+    /// remote configuration's `upload.initialDelaySeconds`, 5 s by default, which keeps
+    /// uploading out of the launch). Nil keeps the configured delay. For short-lived tools and
+    /// demos; an app should leave it alone.
+    public var uploadDelaySeconds: Double? = nil
+    /// Also receives every event the SDK stores (after the remote configuration's gate), when
+    /// ``sink`` is nil: a copy for tools and tests (`vigil-sample --out`). Called on the SDK's
+    /// background queues; it must return quickly and never block on the main thread.
+    public var eventObserver: (any EventSink)? = nil
 
     /// A setup for `app` with every default.
     public init(app: AppInfo, device: DeviceInfo = .current, monitoring: VigilConfiguration = VigilConfiguration(),

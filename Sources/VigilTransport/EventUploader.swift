@@ -67,6 +67,9 @@ public final class EventUploader: @unchecked Sendable {
     private var current: UploadBatch?
     private var splitLimit: Int?
     private var enabled = true
+    /// Whether the `.waiting` state is the launch delay (which ``flush()`` may cut short)
+    /// rather than a backoff or a server's `Retry-After` (which it may not).
+    private var inLaunchDelay = false
     private var onIdle: (@Sendable () -> Void)?
 
     private let statisticsLock = NSLock()
@@ -99,6 +102,7 @@ public final class EventUploader: @unchecked Sendable {
         scheduler.schedule(after: 0) {
             guard self.state == .stopped else { return }
             self.state = .waiting
+            self.inLaunchDelay = true
             self.arm(after: self.policy.initialDelaySeconds)
         }
     }
@@ -114,6 +118,18 @@ public final class EventUploader: @unchecked Sendable {
     /// Looks for events now if the uploader is idle (it does not cut short a launch delay,
     /// a backoff or a `Retry-After`).
     public func uploadNow() { wake() }
+
+    /// Looks for events now like ``uploadNow()``, and also cuts short the launch delay (not a
+    /// backoff or a `Retry-After`: those say the server cannot take more yet). For a process
+    /// about to end that wants its events sent first (`Vigil.stop(uploadingFor:)`).
+    public func flush() {
+        scheduler.schedule(after: 0) {
+            if self.state == .waiting, self.inLaunchDelay {
+                self.arm(after: 0)
+            }
+        }
+        wake()
+    }
 
     /// Applies a new remote configuration live: the kill switch and the upload policy.
     public func apply(_ configuration: RemoteConfig) {
@@ -174,6 +190,7 @@ public final class EventUploader: @unchecked Sendable {
     // MARK: Uploading
 
     private func attempt() {
+        inLaunchDelay = false
         switch state {
         case .stopped, .inFlight, .paused(.disabled): return
         case .waiting, .idle, .paused(.background): break

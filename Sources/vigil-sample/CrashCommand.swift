@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// `vigil-sample crash --kind K`: starts Vigil, then crashes inside the kind's function (see
-/// CrashKinds.swift), so that the next `vigil-sample report --out FILE --data-dir DIR` recovers
+/// CrashKinds.swift), so that the next `vigil-sample report --data-dir DIR (--out FILE | --server URL --key KEY)` recovers
 /// the report as a `crash` event.
 enum CrashCommand: Command {
     static let name = "crash"
@@ -27,8 +27,6 @@ enum CrashCommand: Command {
                                double       the app's own SIGSEGV handler, installed after Vigil,
                                             aborts inside itself (crashInsideAppSignalHandler)
                                concurrent   two threads segv at the same moment
-          --data-dir DIR       the SDK's directory (raw reports go to DIR/crashes)
-          --out FILE           write every event as JSON lines to FILE
           --threads N          start N idle threads first (their stacks are captured too)
           --app-handler M      also install an app handler for the crash signal: before (installed
                                before Vigil: runs after it) or after (installed after Vigil: runs
@@ -44,6 +42,10 @@ enum CrashCommand: Command {
           --test-fault S       tests: fault inside Vigil's handler at report section S
           --test-stall S       tests: stall inside Vigil's handler at report section S
           --test-stall-ms MS   tests: how long the stall lasts (default 30000)
+
+        common options (the raw report goes to DATA-DIR/crashes; with --server, the next
+        `vigil-sample report --data-dir DIR --server URL --key KEY` uploads it):
+        \(SampleHarness.commonUsage)
         """
 
     enum Kind: String, CaseIterable {

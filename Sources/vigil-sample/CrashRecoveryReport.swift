@@ -3,24 +3,30 @@ import Vigil
 import VigilCommandLine
 import VigilCore
 
-/// `vigil-sample report --out FILE --data-dir DIR`: starts Vigil on DIR, which recovers the raw
-/// crash reports earlier runs left there (and a leftover hang marker), writes the resulting
-/// events to FILE, prints them and the recovery counters, and exits.
+/// `vigil-sample report --data-dir DIR [--out FILE] [--server URL --key KEY]`: starts Vigil on
+/// DIR — the relaunch after a crash — which recovers the raw crash reports earlier runs left
+/// there (and a leftover hang marker): the resulting events go to FILE, or with `--server`
+/// into the SDK's store and up to the server (with whatever else the crashed run had stored);
+/// prints them and the recovery counters, and exits.
 ///
-/// Reached through `report` when it gets `--out` and no input files (`report FILE…` prints
-/// events instead).
+/// Reached through `report` when it gets `--out` or `--server` and no input files
+/// (`report FILE…` prints events instead).
 enum CrashRecoveryReport {
     static let usage = """
-        usage: vigil-sample report --out FILE [--data-dir DIR]
+        usage: vigil-sample report --data-dir DIR (--out FILE | --server URL --key KEY) [common options]
 
-          --out FILE       write the recovered events (crashes, fatal hangs) as JSON lines
           --data-dir DIR   the SDK directory the crashed run used
+          --out FILE       write the recovered events (crashes, fatal hangs) as JSON lines
+          --server URL     upload them (and what else the crashed run stored) to a Vigil server
+
+        common options:
+        \(SampleHarness.commonUsage)
         """
 
     /// Whether `words` ask for recovery rather than printing files.
     static func handles(_ words: [String]) -> Bool {
-        guard let arguments = try? Arguments(words, valued: ["out", "data-dir", "frames"]) else { return false }
-        return arguments.positional.isEmpty && arguments.value("out") != nil
+        guard let arguments = try? Arguments(words, valued: SampleHarness.commonValued.union(["frames"])) else { return false }
+        return arguments.positional.isEmpty && (arguments.value("out") != nil || arguments.value("server") != nil)
     }
 
     static func run(_ words: [String]) throws -> Int32 {

@@ -20,12 +20,15 @@ enum FramesCommand: Command {
     static let name = "frames"
     static let summary = "render at 60 Hz with scripted drops and one 900 ms freeze, then 120 Hz"
     static let usage = """
-        usage: vigil-sample frames [--out FILE] [--data-dir DIR]
+        usage: vigil-sample frames [common options]
 
         Page "FramesDemo" renders 220 frames at 60 Hz (about 4.5 s): every frame costs 2 ms,
         frame 45 costs 60 ms (a slow gap, 3 frames dropped), frame 90 costs 140 ms (severe, 7+
         dropped) and frame 150 freezes the main thread for 900 ms (a frozen frame, its stack
         captured once). Page "FramesDemoDetail" then renders at 120 Hz for 1.5 s.
+
+        common options:
+        \(SampleHarness.commonUsage)
         """
 
     /// Extra main-thread work scripted for some frames of the first page, in ms.

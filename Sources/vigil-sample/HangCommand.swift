@@ -9,13 +9,14 @@ enum HangCommand: Command {
     static let name = "hang"
     static let summary = "block the main thread (in blockMainThreadForDemo) and report the hang"
     static let usage = """
-        usage: vigil-sample hang --seconds S [--block-ms MS] [--threshold-ms T] [--out FILE] [--data-dir DIR]
+        usage: vigil-sample hang --seconds S [--block-ms MS] [--threshold-ms T] [common options]
 
           --seconds S        block the main thread for S seconds (fractions allowed)
           --block-ms MS      block for MS milliseconds instead (for sub-second blocks)
           --threshold-ms T   hang threshold (default 2000, at least 100)
-          --out FILE         write every event as JSON lines to FILE
-          --data-dir DIR     the SDK's directory (default: a temporary one, removed at exit)
+
+        common options:
+        \(SampleHarness.commonUsage)
         """
 
     static func run(_ words: [String]) throws -> Int32 {
@@ -40,7 +41,11 @@ enum HangCommand: Command {
         if let problem = monitoring.hang.problems().first { throw UsageError("--threshold-ms: \(problem)") }
 
         let harness = try SampleHarness(arguments: arguments)
-        guard Vigil.start(try harness.setup(monitoring: monitoring)) else {
+        var setup = try harness.setup(monitoring: monitoring)
+        // The page the hang belongs to, as an app reports its visible screen (the server ranks
+        // hangs by page).
+        setup.initialPage = "HangDemo"
+        guard Vigil.start(setup) else {
             throw UsageError("Vigil could not start")
         }
         return harness.runMainLoop { finish in

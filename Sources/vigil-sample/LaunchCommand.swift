@@ -10,11 +10,14 @@ enum LaunchCommand: Command {
     static let name = "launch"
     static let summary = "a scripted cold launch: didFinishLaunching, first frame, fully drawn"
     static let usage = """
-        usage: vigil-sample launch [--out FILE] [--data-dir DIR]
+        usage: vigil-sample launch [common options]
 
         Marks main, does 120 ms of setup work, marks didFinishLaunching, starts a 60 Hz render
         loop (its first frame is the time to initial display), loads "content" for 250 ms over
         the next frames and marks fully drawn (time to full display).
+
+        common options:
+        \(SampleHarness.commonUsage)
         """
 
     static func run(_ words: [String]) throws -> Int32 {

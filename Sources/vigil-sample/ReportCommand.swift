@@ -11,7 +11,8 @@ enum ReportCommand: Command {
     static let summary = "print events from JSON-lines files, stacks symbolicated with llvm-symbolizer"
     static let usage = """
         usage: vigil-sample report FILE... [--frames N]
-               vigil-sample report --out FILE [--data-dir DIR]   (recover crash reports; see crash)
+               vigil-sample report --data-dir DIR (--out FILE | --server URL --key KEY)   (the relaunch after
+                   a crash: recover its report; see crash)
 
           --frames N   frames printed per stack (default 12)
 
@@ -20,7 +21,7 @@ enum ReportCommand: Command {
         """
 
     static func run(_ words: [String]) throws -> Int32 {
-        // `report --out FILE [--data-dir DIR]`: recover pending crash reports (CrashRecoveryReport).
+        // `report --data-dir DIR --out FILE | --server URL`: recover pending crash reports (CrashRecoveryReport).
         if CrashRecoveryReport.handles(words) { return try CrashRecoveryReport.run(words) }
         let arguments = try Arguments(words, valued: ["frames"])
         let unknown = arguments.unknown(allowedFlags: [], allowedValues: ["frames"])

@@ -10,7 +10,7 @@ enum WorkCommand: Command {
     static let summary = "a fixed main-thread workload (2–20 ms turns with idle gaps), with or without Vigil"
     static let usage = """
         usage: vigil-sample work --seconds S [--no-vigil] [--iterations-per-ms N] [--seed N]
-                                 [--threshold-ms T] [--sampling-start-ms MS] [--out FILE] [--data-dir DIR]
+                                 [--threshold-ms T] [--sampling-start-ms MS] [common options]
 
           --seconds S             run for S seconds: one turn every 40 ms, 2–20 ms of CPU work each
           --no-vigil              do not start Vigil (the baseline)
@@ -22,6 +22,9 @@ enum WorkCommand: Command {
                                   0 samples every busy turn, the worst case for overhead
 
         Prints one JSON line: the work done and the process's CPU time.
+
+        common options:
+        \(SampleHarness.commonUsage)
         """
 
     static func run(_ words: [String]) throws -> Int32 {

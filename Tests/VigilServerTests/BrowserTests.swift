@@ -35,44 +35,78 @@ struct BrowserTests {
         #expect(problems.contains { $0.contains("missingFunction") })
     }
 
-    @Test("a demo run: every page loads without page errors, the hang's stack shows blockMainThreadForDemo")
+    @Test("a demo run through the SDK pipeline: every page loads without page errors, the hang's stack shows blockMainThreadForDemo, the crash and the demo's requests are there")
     func demoRun() throws {
         let vigil = try BuildProducts.executable("vigil")
         let sample = try BuildProducts.executable("vigil-sample")
         let work = try TemporaryDirectory(prefix: "demo")
         let port = try LoopbackPort.free()
+        let started = Date()
         let demo = try SpawnedProcess.start(vigil.path, ["demo", "--dir", work.file("vigil").path, "--port", String(port),
                                                         "--admin-token", TestServer.adminToken, "--sample", sample.path,
-                                                        "--exit-after", "600"])
+                                                        "--quick", "--exit-after", "600"])
         defer {
             demo.terminate()
             demo.wait(timeout: 30)
         }
         let deadline = Date().addingTimeInterval(240)
-        while !demo.standardOutput.contains("events processed"), Date() < deadline {
+        while !demo.standardOutput.contains("Ctrl-C stops the server."), Date() < deadline {
             if kill(demo.pid, 0) != 0 { break }
             Thread.sleep(forTimeInterval: 0.2)
         }
-        try #require(demo.standardOutput.contains("events processed"), "the demo did not finish its scenarios: \(demo.standardOutput)\n\(demo.standardError)")
-        #expect(demo.standardOutput.contains("Hang in blockMainThreadForDemo"))
+        let output = demo.standardOutput
+        try #require(output.contains("Ctrl-C stops the server."), "the demo did not finish its scenarios: \(output)\n\(demo.standardError)")
+        let demoSeconds = Date().timeIntervalSince(started)
+        // The scenarios ran through the SDK's store and uploader: each run reports what the server
+        // acknowledged, the crash died, and its relaunch uploaded the report.
+        #expect(output.contains("vigil-sample crash --kind segv"))
+        #expect(output.contains("died of signal \(SIGSEGV) as intended"))
+        #expect(output.contains("the relaunch: recovers the crash report and uploads it"))
+        #expect(!output.contains(" 0 event(s) uploaded"), "every normal run uploaded something: \(output)")
+        #expect(output.contains("Hang in blockMainThreadForDemo"))
+        #expect(output.contains("top in-app frame: blockMainThreadForDemo"))
+        #expect(output.contains("[crash] SIGSEGV in crashBySegmentationFault"), "\(output)")
+        #expect(output.contains("/demo/api/checkout/:id: 6 requests, 2 failed"), "\(output)")
 
         let client = HTTPTestClient(port: port)
-        let issues = try client.get("/api/v1/issues?kind=hang", headers: ["Authorization": "Bearer \(TestServer.adminToken)"])
-        let hangID = try #require((issues.json["issues"] as? [[String: Any]])?.first?["id"] as? Int)
+        let admin = ["Authorization": "Bearer \(TestServer.adminToken)"]
+        let hangs = try client.get("/api/v1/issues?kind=hang&project=demo", headers: admin)
+        let hangID = try #require((hangs.json["issues"] as? [[String: Any]])?.first?["id"] as? Int)
+        let crashes = try client.get("/api/v1/issues?kind=crash&project=demo", headers: admin)
+        let crash = try #require((crashes.json["issues"] as? [[String: Any]])?.first)
+        let crashID = try #require(crash["id"] as? Int)
+        #expect((crash["title"] as? String)?.contains("crashBySegmentationFault") == true, "\(crash)")
+        let network = try client.get("/api/v1/aggregates/network?project=demo", headers: admin)
+        let templates = (network.json["templates"] as? [[String: Any]] ?? []).compactMap { $0["template"] as? String }
+        let api = "http://localhost:\(port)/demo/api"
+        #expect(Set(templates) == ["POST \(api)/checkout/:id", "GET \(api)/products/:id", "GET \(api)/echo"],
+                "only the demo backend's requests, never the uploads: \(templates)")
+
         let profile = try TemporaryDirectory(prefix: "chromium")
         let base = "http://127.0.0.1:\(port)"
         let login = try Self.load("\(base)/login?token=\(TestServer.adminToken)&next=/issues", profile: profile.url)
         #expect(login.dom.contains("<h1>Issues</h1>"), "the login link did not lead to the issues page")
         #expect(login.dom.contains("blockMainThreadForDemo"))
-        for path in ["/", "/issues", "/issues/\(hangID)", "/hangs", "/network", "/launch", "/frames", "/compare", "/symbols"] {
+        #expect(login.dom.contains("crashBySegmentationFault"))
+        for path in ["/", "/issues", "/issues/\(hangID)", "/issues/\(crashID)", "/hangs", "/network", "/launch", "/frames",
+                     "/compare", "/symbols"] {
             let (dom, problems) = try Self.load(base + path, profile: profile.url)
             #expect(problems.isEmpty, "\(path): \(problems)")
             #expect(dom.contains("</main>"), "\(path) did not render")
             #expect(!dom.contains("Log in</h1>"), "\(path) asked for a login")
-            if path == "/issues/\(hangID)" {
+            switch path {
+            case "/issues/\(hangID)":
                 // The hot frame, symbolicated from the uploaded binary, is highlighted as the app's own.
                 #expect(dom.contains("<tr class=\"inapp\"><td class=\"num\">0</td><td class=\"fn\">blockMainThreadForDemo"), "\(dom.prefix(4000))")
                 #expect(dom.contains("DemoWorkload.swift"))
+            case "/issues/\(crashID)":
+                #expect(dom.contains("<tr class=\"inapp\"><td class=\"num\">0</td><td class=\"fn\">crashBySegmentationFault"), "\(dom.prefix(4000))")
+                #expect(dom.contains("CrashKinds.swift"))
+            case "/network":
+                #expect(dom.contains(">GET \(api)/products/:id</a>"), "\(dom.prefix(4000))")
+                #expect(dom.contains(">POST \(api)/checkout/:id</a>"))
+            default:
+                break
             }
         }
         let results = BuildProducts.packageRoot.appendingPathComponent("bench-results", isDirectory: true)
@@ -82,5 +116,6 @@ struct BrowserTests {
         _ = try Self.load(base + "/issues", profile: profile.url, screenshot: shot)
         let size = (try FileManager.default.attributesOfItem(atPath: shot.path)[.size] as? NSNumber)?.intValue ?? 0
         #expect(size > 10_000, "the screenshot is missing or empty")
+        #expect(demoSeconds < 120, "the quick demo took \(demoSeconds) s")
     }
 }

@@ -6,8 +6,8 @@ import VigilStore
 import VigilTestSupport
 import VigilTransport
 
-/// What the wiring test's server saw.
-private final class IngestLog: @unchecked Sendable {
+/// What a test ingest server saw (the wiring tests and the sample upload tests).
+final class IngestLog: @unchecked Sendable {
     private let lock = NSLock()
     private var events: [[String: Any]] = []
     private var configRequests: [[String: String]] = []
@@ -45,9 +45,29 @@ private final class IngestLog: @unchecked Sendable {
         return events.compactMap { $0["type"] as? String }
     }
 
+    var eventIDs: [String] {
+        lock.lock(); defer { lock.unlock() }
+        return events.compactMap { $0["id"] as? String }
+    }
+
     var configHeaders: [[String: String]] {
         lock.lock(); defer { lock.unlock() }
         return configRequests
+    }
+}
+
+/// Keeps every event it is handed (the setup's observer).
+private final class CollectingSink: EventSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var collected: [Event] = []
+
+    func emit(_ event: Event) {
+        lock.lock(); collected.append(event); lock.unlock()
+    }
+
+    var events: [Event] {
+        lock.lock(); defer { lock.unlock() }
+        return collected
     }
 }
 
@@ -89,6 +109,80 @@ struct DeliveryWiringTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("events").path)
             .contains { $0.hasSuffix(".vgs") })
         #expect(Vigil.deliveryStatistics() == nil)
+    }
+
+    @Test("stop(uploadingFor:) sends what is stored without waiting out the 5 s launch delay; the observer gets a copy")
+    func stopUploads() throws {
+        let log = IngestLog()
+        let server = try LoopbackHTTPServer { log.record($0) }
+        defer { server.stop() }
+        let directory = try TemporaryDirectory(prefix: "drain")
+        var monitoring = VigilConfiguration()
+        monitoring.enabledModules = [.resource]
+        monitoring.resource.sampleIntervalMs = 50
+        let copies = CollectingSink()
+        var setup = VigilSetup(app: AppInfo(id: "dev.vigil.drain", version: "1", build: "1"), monitoring: monitoring,
+                               serverURL: server.baseURL, ingestKey: "wiring-key", dataDirectory: directory.url,
+                               resourceReportIntervalMs: 50)
+        setup.eventObserver = copies
+        #expect(Vigil.start(setup))
+        let deadline = Date().addingTimeInterval(10)
+        while copies.events.count < 3, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        let started = Date()
+        let drain = try #require(Vigil.stop(uploadingFor: 20))
+        #expect(Date().timeIntervalSince(started) < 4.5, "the launch delay (5 s) was cut short")
+        #expect(drain.isComplete)
+        #expect(drain.eventsLeft == 0)
+        #expect(drain.statistics.store.storedRecords == 0)
+        let sent = Set(log.eventIDs)
+        #expect(sent.count == copies.events.count, "every stored event was uploaded, and the observer saw each")
+        #expect(sent == Set(copies.events.map(\.id.uuidString)))
+        #expect(drain.statistics.uploader?.eventsAccepted == sent.count)
+        #expect(Vigil.deliveryStatistics() == nil, "the pipeline stopped")
+    }
+
+    @Test("stop(uploadingFor:) gives up at its timeout, says how many events were left, and keeps them for the next start")
+    func stopUploadTimesOut() throws {
+        let refusing = try LoopbackHTTPServer { _ in .respond(status: 500, headers: [:], body: Data()) }
+        let directory = try TemporaryDirectory(prefix: "drain-refused")
+        var monitoring = VigilConfiguration()
+        monitoring.enabledModules = [.resource]
+        monitoring.resource.sampleIntervalMs = 50
+        var setup = VigilSetup(app: AppInfo(id: "dev.vigil.drain", version: "1", build: "1"), monitoring: monitoring,
+                               serverURL: refusing.baseURL, ingestKey: "wiring-key", dataDirectory: directory.url,
+                               resourceReportIntervalMs: 50)
+        setup.uploadDelaySeconds = 0
+        #expect(Vigil.start(setup))
+        Thread.sleep(forTimeInterval: 0.3)
+        let drain = try #require(Vigil.stop(uploadingFor: 0.5))
+        refusing.stop()
+        #expect(!drain.isComplete)
+        #expect(drain.eventsLeft > 0)
+        #expect(drain.waitedSeconds >= 0.5)
+        #expect((drain.statistics.uploader?.retries[.serverError] ?? 0) >= 1, "uploadDelaySeconds 0: it tried at once")
+
+        // The next start with the same directory sends them.
+        let log = IngestLog()
+        let server = try LoopbackHTTPServer { log.record($0) }
+        defer { server.stop() }
+        monitoring.enabledModules = []
+        setup = VigilSetup(app: AppInfo(id: "dev.vigil.drain", version: "1", build: "1"), monitoring: monitoring,
+                           serverURL: server.baseURL, ingestKey: "wiring-key", dataDirectory: directory.url)
+        #expect(Vigil.start(setup))
+        let second = try #require(Vigil.stop(uploadingFor: 20))
+        #expect(second.isComplete)
+        #expect(log.eventIDs.count == drain.eventsLeft)
+    }
+
+    @Test("stop(uploadingFor:) answers nil when events do not go to a server")
+    func stopWithoutServer() throws {
+        let directory = try TemporaryDirectory(prefix: "drain-local")
+        var monitoring = VigilConfiguration()
+        monitoring.enabledModules = []
+        #expect(Vigil.start(VigilSetup(app: AppInfo(id: "dev.vigil.drain", version: "1", build: "1"), monitoring: monitoring,
+                                       dataDirectory: directory.url)))
+        #expect(Vigil.stop(uploadingFor: 1) == nil)
+        #expect(!Vigil.isRunning)
     }
 
     @Test("a leftover hang marker becomes a critical fatal-hang record, fsynced before the marker is removed")
