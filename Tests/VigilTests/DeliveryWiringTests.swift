@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Vigil
 import VigilCore
@@ -57,6 +58,13 @@ final class IngestLog: @unchecked Sendable {
 }
 
 /// Keeps every event it is handed (the setup's observer).
+/// Counts requests a test server answered, from its threads.
+private final class RequestCounter: Sendable {
+    private let value = Mutex(0)
+    func increment() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
+}
+
 private final class CollectingSink: EventSink, @unchecked Sendable {
     private let lock = NSLock()
     private var collected: [Event] = []
@@ -143,17 +151,27 @@ struct DeliveryWiringTests {
 
     @Test("stop(uploadingFor:) gives up at its timeout, says how many events were left, and keeps them for the next start")
     func stopUploadTimesOut() throws {
-        let refusing = try LoopbackHTTPServer { _ in .respond(status: 500, headers: [:], body: Data()) }
+        let refusals = RequestCounter()
+        let refusing = try LoopbackHTTPServer { request in
+            if request.method == "POST" { refusals.increment() }
+            return .respond(status: 500, headers: [:], body: Data())
+        }
         let directory = try TemporaryDirectory(prefix: "drain-refused")
         var monitoring = VigilConfiguration()
         monitoring.enabledModules = [.resource]
         monitoring.resource.sampleIntervalMs = 50
+        let copies = CollectingSink()
         var setup = VigilSetup(app: AppInfo(id: "dev.vigil.drain", version: "1", build: "1"), monitoring: monitoring,
                                serverURL: refusing.baseURL, ingestKey: "wiring-key", dataDirectory: directory.url,
                                resourceReportIntervalMs: 50)
         setup.uploadDelaySeconds = 0
+        setup.eventObserver = copies
         #expect(Vigil.start(setup))
-        Thread.sleep(forTimeInterval: 0.3)
+        // Wait (on a loaded machine, as long as it takes) for stored events and a first refused upload.
+        let deadline = Date().addingTimeInterval(15)
+        while copies.events.isEmpty || refusals.count == 0, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
         let drain = try #require(Vigil.stop(uploadingFor: 0.5))
         refusing.stop()
         #expect(!drain.isComplete)
