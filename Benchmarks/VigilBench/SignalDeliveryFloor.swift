@@ -33,13 +33,7 @@ enum SignalDeliveryFloor {
         var previous = sigaction()
         sigaction(signal, &action, &previous)
         defer { sigaction(signal, &previous, nil) }
-        final class Shared: @unchecked Sendable {
-            var latencies: [UInt64] = []
-            let stop = UnsafeMutablePointer<Int>.allocate(capacity: 1)
-        }
-        let shared = Shared()
-        shared.stop.initialize(to: 0)
-        defer { shared.stop.deallocate() }
+        let shared = ProbeRun()
         let main = pthread_self()
         let sender = Thread {
             Thread.sleep(forTimeInterval: 0.05)

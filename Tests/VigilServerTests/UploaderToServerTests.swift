@@ -6,50 +6,37 @@ import VigilTestSupport
 import VigilTransport
 @testable import VigilServer
 
-/// A fault-injecting front for the real server: 30% of requests fail (500, 502 HTML, 200 HTML,
-/// 200 empty, 503, a dropped connection), 10% time out (half of them after the real server stored
-/// the batch, as when an answer is lost), 5% are answered 429 with `Retry-After`; the rest go to
-/// the real server and its answer comes back unchanged.
+/// A fault-injecting front for the real server (``IngestFaultPlan``): a timed-out request may
+/// still reach the real server, an accepted one goes there and its answer comes back unchanged.
 private final class FaultyFront: @unchecked Sendable {
-    private let lock = NSLock()
-    private var generator: SeededGenerator
+    private let plan: IngestFaultPlan
     private let upstream: HTTPTestClient
-    private(set) var outcomes: [String: Int] = [:]
 
     init(upstream: HTTPTestClient, seed: UInt64) {
         self.upstream = upstream
-        generator = SeededGenerator(seed: seed)
+        plan = IngestFaultPlan(seed: seed)
     }
 
+    var summary: String { plan.summary }
+
     func handle(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Reply {
-        lock.lock()
-        let roll = Double(generator.next() >> 11) / Double(1 << 53)
-        let pick = generator.next()
-        lock.unlock()
         if request.method == "POST", request.path == "/api/v1/events" {
-            if roll < 0.10 {
-                if pick % 2 == 0 { _ = forward(request) }
-                return note("timeout", .hang)
-            }
-            if roll < 0.40 {
-                switch pick % 6 {
-                case 0: return note("500", .respond(status: 500, headers: [:], body: Data("{\"error\":\"internal\"}".utf8)))
-                case 1: return note("502 html", .respond(status: 502, headers: ["Content-Type": "text/html"],
-                                                        body: Data("<html><h1>502 Bad Gateway</h1></html>".utf8)))
-                case 2: return note("200 html", .respond(status: 200, headers: ["Content-Type": "text/html"],
-                                                        body: Data("<!doctype html><title>captive portal</title>".utf8)))
-                case 3: return note("200 empty", .respond(status: 200, headers: [:], body: Data()))
-                case 4: return note("503", .respond(status: 503, headers: [:], body: Data()))
-                default: return note("dropped", .close)
-                }
-            }
-            if roll < 0.45 {
-                return note("429", .respond(status: 429, headers: ["Retry-After": "\(1 + pick % 3)"], body: Data()))
+            switch plan.next() {
+            case .timeOut(let storing):
+                if storing { _ = forward(request) }
+                return .hang
+            case .fail(let reply):
+                return reply
+            case .accept:
+                // The real server decides what it acknowledges.
+                break
             }
         }
-        guard let answer = forward(request) else { return note("upstream failed", .close) }
-        return note("forwarded \(answer.status)", .respond(status: answer.status, headers: ["Content-Type": "application/json"],
-                                                             body: answer.body))
+        guard let answer = forward(request) else {
+            plan.note("upstream failed")
+            return .close
+        }
+        return .respond(status: answer.status, headers: ["Content-Type": "application/json"], body: answer.body)
     }
 
     private func forward(_ request: LoopbackHTTPServer.Request) -> HTTPTestClient.Response? {
@@ -59,19 +46,6 @@ private final class FaultyFront: @unchecked Sendable {
         }
         return try? upstream.send(request.method, request.path, headers: headers,
                                   body: request.method == "GET" ? nil : request.body)
-    }
-
-    private func note(_ outcome: String, _ reply: LoopbackHTTPServer.Reply) -> LoopbackHTTPServer.Reply {
-        lock.lock()
-        outcomes[outcome, default: 0] += 1
-        lock.unlock()
-        return reply
-    }
-
-    var summary: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return "\(outcomes.sorted { $0.key < $1.key })"
     }
 }
 
