@@ -74,9 +74,26 @@ public struct PendingEvent: Sendable {
     public var state: Int
     /// The issue of an earlier processing, if any.
     public var issueID: Int64?
+    /// The payload and images as ingest decoded them, for events handed from ingest to
+    /// processing in memory: then ``payloadJSON`` and ``imagesJSON`` are not parsed again.
+    public var decoded: DecodedContent? = nil
 
     /// Whether this is a re-processing (no new roll-up contributions).
     public var isReprocessing: Bool { state == 2 }
+}
+
+/// The parts of an event processing reads from JSON, already decoded.
+public struct DecodedContent: Sendable {
+    /// The typed payload.
+    public var payload: EventPayload
+    /// The binary images, when the event has any.
+    public var images: [ImageInfo]?
+
+    /// Wraps an ingested event's payload and images.
+    public init(payload: EventPayload, images: [ImageInfo]?) {
+        self.payload = payload
+        self.images = images
+    }
 }
 
 /// Computes ``EventAnalysis`` for claimed events.
@@ -114,7 +131,8 @@ public struct EventAnalyzer {
         let page = event.page ?? "(no page)"
         let contributes = !event.isReprocessing
         if contributes { add("events", event.type) }
-        guard let type = EventType(rawValue: event.type), let payload = decodePayload(type, event.payloadJSON) else {
+        guard let type = EventType(rawValue: event.type),
+              let payload = event.decoded?.payload ?? decodePayload(type, event.payloadJSON) else {
             return analysis
         }
         switch payload {
@@ -177,7 +195,7 @@ public struct EventAnalyzer {
 
     private func issue(kind: String, failureClass: String, stack: [Address], event: PendingEvent, payload: EventPayload,
                        analysis: inout EventAnalysis, titlePrefix: String, subtitle: String?) -> IssueObservation {
-        let images = event.imagesJSON.flatMap(Self.decodeImages) ?? []
+        let images = event.decoded.map { $0.images ?? [] } ?? event.imagesJSON.flatMap(Self.decodeImages) ?? []
         var resolver = StackResolver(images: images, policy: policy, tables: tables)
         let frames = resolver.resolve(stack)
         analysis.missingImages = resolver.missing
