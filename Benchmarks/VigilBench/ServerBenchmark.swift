@@ -15,13 +15,15 @@ enum ServerBenchmark: Command {
     static let summary = "ingest throughput, latency, RSS and processing lag on SQLite and PostgreSQL"
     static let usage = """
         usage: vigil-bench server [--postgres URL [--postgres-data DIR]] [--seconds N] [--clients N] [--batch N]
-                                  [--no-gzip] [--vigil PATH] [--output FILE] [--work-dir DIR]
+                                  [--no-gzip] [--process-at-ingest on|off] [--server-threads N] [--vigil PATH] [--output FILE] [--work-dir DIR]
 
         Starts `vigil serve` (from --vigil, or beside this binary) on a fresh SQLite file, then on the
         PostgreSQL database --postgres (skipped without it), and drives each with N clients (default 8)
         posting batches of --batch realistic events (default 100, gzip unless --no-gzip) for --seconds
         (default 60) over keep-alive loopback connections. After the load it waits for processing to
-        finish and reads each event's lag from the database. CPU per event is read from /proc for the
+        finish and reads each event's lag from the database. --process-at-ingest is passed to
+        `vigil serve` (off: the workers claim every event from the database, for comparisons);
+        --server-threads sets its HTTP threads (default 8, one per client). CPU per event is read from /proc for the
         server, the client and (with --postgres-data, the cluster's data directory) PostgreSQL.
         Goals: ≥ 20,000 events/s on SQLite, p99 < 100 ms, processing lag p95 < 2 s.
         """
@@ -55,7 +57,8 @@ enum ServerBenchmark: Command {
     }
 
     static func run(_ words: [String]) throws -> Int32 {
-        let valued: Set<String> = ["postgres", "postgres-data", "seconds", "clients", "batch", "vigil", "output", "work-dir"]
+        let valued: Set<String> = ["postgres", "postgres-data", "seconds", "clients", "batch", "vigil", "output", "work-dir",
+                                   "process-at-ingest", "server-threads"]
         let arguments = try Arguments(words, valued: valued)
         let unknown = arguments.unknown(allowedFlags: ["no-gzip"], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -66,6 +69,9 @@ enum ServerBenchmark: Command {
             throw UsageError("--seconds > 0, --clients 1…256, --batch 1…10000")
         }
         let gzip = !arguments.flag("no-gzip")
+        let serverThreads = try arguments.number("server-threads", default: 8)
+        let serveArguments = ["--threads", String(serverThreads)]
+            + (arguments.value("process-at-ingest").map { ["--process-at-ingest", $0] } ?? [])
         let vigil = arguments.value("vigil")
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
                 .appendingPathComponent("vigil").path
@@ -85,11 +91,11 @@ enum ServerBenchmark: Command {
 
         var sides: [SideResult] = []
         sides.append(try runSide(.sqlite(path: work.appendingPathComponent("bench.sqlite").path), vigil: vigil, work: work,
-                                 events: events, seconds: seconds, clients: clients, gzip: gzip))
+                                 events: events, seconds: seconds, clients: clients, gzip: gzip, serveArguments: serveArguments))
         if let url = arguments.value("postgres") {
             let postmaster = arguments.value("postgres-data").flatMap(ServerBenchCPU.postmasterPID(dataDirectory:))
             sides.append(try runSide(.postgres(url: url), vigil: vigil, work: work, events: events, seconds: seconds,
-                                     clients: clients, gzip: gzip, databasePID: postmaster))
+                                     clients: clients, gzip: gzip, databasePID: postmaster, serveArguments: serveArguments))
         } else {
             log("server: no --postgres URL; PostgreSQL side skipped")
         }
@@ -98,7 +104,8 @@ enum ServerBenchmark: Command {
         var result: [String: Any] = [
             "suite": "server",
             "config": ["seconds": seconds, "clients": clients, "batch": batchSize, "gzip": gzip,
-                       "cores": ProcessInfo.processInfo.activeProcessorCount, "templateBytes": events.template.count] as [String: Any],
+                       "cores": ProcessInfo.processInfo.activeProcessorCount, "templateBytes": events.template.count,
+                       "processAtIngest": arguments.value("process-at-ingest") ?? "on", "serverThreads": serverThreads] as [String: Any],
             "sqlite": try dictionary(sqlite),
             "decoder": ["tapeMicrosecondsPerEvent": decoder.tape, "jsonDecoderMicrosecondsPerEvent": decoder.foundation,
                         "speedup": decoder.foundation / decoder.tape],
@@ -130,7 +137,7 @@ enum ServerBenchmark: Command {
     // MARK: One side
 
     static func runSide(_ location: DatabaseLocation, vigil: String, work: URL, events: ServerBenchEvents, seconds: Double,
-                        clients: Int, gzip: Bool, databasePID: Int32? = nil) throws -> SideResult {
+                        clients: Int, gzip: Bool, databasePID: Int32? = nil, serveArguments: [String] = []) throws -> SideResult {
         let label = location.description.hasPrefix("sqlite") ? "sqlite" : "postgres"
         // The project is made here, so its key is known without parsing the server's banner.
         let store = try ServerStore.open(location, connections: 2)
@@ -140,8 +147,8 @@ enum ServerBenchmark: Command {
         let server = Process()
         server.executableURL = URL(fileURLWithPath: vigil)
         server.arguments = ["serve", "--db", dbArgument(location), "--port", String(port), "--admin-token", "bench",
-                            "--rate-limit", "0", "--threads", "8",
-                            "--spool-dir", work.appendingPathComponent("spool").path]
+                            "--rate-limit", "0",
+                            "--spool-dir", work.appendingPathComponent("spool").path] + serveArguments
         server.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
         server.standardError = errors

@@ -31,6 +31,14 @@ extension ServerStore {
 
     /// Writes the results of one batch and marks its events processed at `now` (ms).
     static func apply(_ batch: ProcessingBatch, on connection: any DatabaseConnection, now: Int64) throws {
+        let issueIDs = try upsertIssues(batch, on: connection)
+        try markProcessed(batch, issueIDs: issueIDs, on: connection, now: now)
+        try applyAggregates(batch, issueIDs: issueIDs, on: connection, now: now)
+    }
+
+    /// Step 1 of ``apply(_:on:now:)``: upserts the batch's issues, in fingerprint order, with
+    /// their new users and versions; returns each issue's id.
+    static func upsertIssues(_ batch: ProcessingBatch, on connection: any DatabaseConnection) throws -> [IssueKey: Int64] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         // 1. Issues, in fingerprint order.
@@ -83,7 +91,13 @@ extension ServerStore {
                     """, [.integer(id), .text(version), .int(stats.count), .integer(stats.first), .integer(stats.last)])
             }
         }
-        // 2. The events: those with an issue by a join against their values, the rest in bulk.
+        return issueIDs
+    }
+
+    /// Step 2 of ``apply(_:on:now:)``: the claimed events get their results and state 1.
+    private static func markProcessed(_ batch: ProcessingBatch, issueIDs: [IssueKey: Int64], on connection: any DatabaseConnection,
+                                      now: Int64) throws {
+        // The events: those with an issue by a join against their values, the rest in bulk.
         var withIssue: [(projectID: Int64, id: String, fingerprint: String, issueID: Int64, frames: String)] = []
         var plain: [Int64: [String]] = [:]
         for analysis in batch.analyses {
@@ -133,6 +147,13 @@ extension ServerStore {
                                        [.integer(now), .integer(projectID)] + chunk.map { .text($0) })
             }
         }
+    }
+
+    /// Steps 3 to 5 of ``apply(_:on:now:)``, once the events are marked: recounts issues that
+    /// re-processed events left or joined, adds the roll-ups and records missing symbols (or
+    /// queues the events again when those symbols arrived meanwhile).
+    static func applyAggregates(_ batch: ProcessingBatch, issueIDs: [IssueKey: Int64], on connection: any DatabaseConnection,
+                                now: Int64) throws {
         // 3. Issues that lost re-processed events (their fingerprint changed) are recounted.
         var recount = batch.issuesToRecount
         for analysis in batch.analyses where analysis.event.isReprocessing {
