@@ -83,11 +83,14 @@ public final class EventProcessor: Sendable {
         return count
     }
 
-    private func analyze(_ pending: [PendingEvent], connection: any DatabaseConnection) -> [EventAnalysis] {
+    /// Analyzes `pending`, reading missing symbol tables through `connection`, or (nil) through
+    /// a connection taken only for such a read.
+    private func analyze(_ pending: [PendingEvent], connection: (any DatabaseConnection)?) -> [EventAnalysis] {
         var analyses: [EventAnalysis] = []
         analyses.reserveCapacity(pending.count)
         for event in pending {
-            let tables = symbols.view(projectID: event.projectID, connection: connection, bypassNegative: event.isReprocessing)
+            let tables = connection.map { symbols.view(projectID: event.projectID, connection: $0, bypassNegative: event.isReprocessing) }
+                ?? symbols.view(projectID: event.projectID, database: store.database, bypassNegative: event.isReprocessing)
             analyses.append(EventAnalyzer(policy: policy, tables: tables, crashAnalyzer: crashAnalyzer).analyze(event))
         }
         return analyses
@@ -130,7 +133,8 @@ public final class EventProcessor: Sendable {
                                         durationMs: record.durationMs, payloadJSON: record.payloadJSON,
                                         imagesJSON: record.imagesJSON, state: 0, issueID: nil, decoded: content))
         }
-        let analyses = try store.database.read { connection in analyze(pending, connection: connection) }
+        // No connection is held while analyzing: the symbol tables are nearly always cached.
+        let analyses = analyze(pending, connection: nil)
         let item = ProcessedInsert(projectID: projectID, records: records, analyses: analyses, receivedAt: received)
         let stored: Set<String>
         let processedAt: Int64
