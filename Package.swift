@@ -86,7 +86,7 @@ let package = Package(
         .target(name: "VigilTestSupport", dependencies: ["VigilCore"], path: "Tests/VigilTestSupport"),
         .testTarget(name: "VigilCoreTests", dependencies: ["VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilCLITests", dependencies: ["VigilCore", "VigilTestSupport"]),
-        .testTarget(name: "VigilServerTests", dependencies: ["VigilServer", "VigilCore", "VigilTransport", "VigilTestSupport"]),
+        .testTarget(name: "VigilServerTests", dependencies: ["VigilServer", "VigilCore", "VigilStore", "VigilTransport", "VigilTestSupport"]),
         .testTarget(name: "VigilSymbolsTests", dependencies: ["VigilSymbols", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilReportsTests", dependencies: ["VigilReports", "VigilSymbols", "VigilCore", "VigilTestSupport"],
                     exclude: ["Fixtures"]),

@@ -21,6 +21,16 @@ func latencyProbeSpin(_ stop: UnsafeMutablePointer<Int>) -> Int {
 /// Measures how long one main-thread stack sample takes from request to stack, with the
 /// SDK's sampler, while the main thread is busy (spinning in a run-loop turn) or idle (asleep in
 /// its run loop).
+/// What a probe's background thread hands back to the main thread: the latencies it measured
+/// and the flag that ends the main thread's spin.
+final class ProbeRun: @unchecked Sendable {
+    var latencies: [UInt64] = []
+    let stop = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+
+    init() { stop.initialize(to: 0) }
+    deinit { stop.deallocate() }
+}
+
 enum LatencyProbe {
     struct Result {
         var latencies: [UInt64]
@@ -48,13 +58,7 @@ enum LatencyProbe {
         #else
         let sampler = MachThreadSampler.forCurrentThread(maxFrames: 256)
         #endif
-        final class Shared: @unchecked Sendable {
-            var latencies: [UInt64] = []
-            let stop = UnsafeMutablePointer<Int>.allocate(capacity: 1)
-        }
-        let shared = Shared()
-        shared.stop.initialize(to: 0)
-        defer { shared.stop.deallocate() }
+        let shared = ProbeRun()
         let sampling = Thread {
             Thread.sleep(forTimeInterval: 0.05)  // let the main thread enter its busy turn
             for _ in 0..<count {

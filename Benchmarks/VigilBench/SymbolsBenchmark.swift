@@ -9,7 +9,7 @@ import VigilSymbols
 /// Builds a generated C program (thousands of functions with inlining) for arm64 iOS with a
 /// dSYM, then measures (a) SymCache build time, vs `symbolic`'s `make_symcache`; (b) the cost
 /// per address of batch symbolication with inline frames, one-time loading excluded (time for
-/// 10N addresses minus time for N), `vigil symbolicate --inline` vs `llvm-symbolizer --inlining`
+/// the N addresses read ten times over minus time for them once, over 9N), `vigil symbolicate --inline` vs `llvm-symbolizer --inlining`
 /// (both reading stdin) and vs `symbolic`'s SymCache lookups; (c) SymCache size vs symbolic's.
 /// Writes `bench-results/symbols.json` with both sides, the ratios and the goals.
 enum SymbolsBenchmark: Command {
@@ -17,14 +17,14 @@ enum SymbolsBenchmark: Command {
     static let summary = "SymCache build time and size, batch symbolication cost vs symbolic and llvm-symbolizer"
     static let usage = """
         usage: vigil-bench symbols --vigil PATH --python PATH [--work DIR] [--out FILE]
-                                   [--files N] [--functions M] [--addresses A] [--repeat R]
+                                   [--files N] [--functions M] [--addresses N] [--repeat R]
 
           --vigil PATH       the vigil executable (release build)
           --python PATH      a Python with `symbolic` installed (Benchmarks/symbols.sh makes one)
           --work DIR         where the generated program and inputs go (default .build/bench-symbols)
           --out FILE         the JSON result (default bench-results/symbols.json)
           --files, --functions   program size: files × functions per file (default 48 × 125)
-          --addresses A      the 10N address count (default 100000)
+          --addresses N      distinct addresses; the long run reads them ten times (default 100000)
           --repeat R         runs per measurement, the fastest kept (default 5)
         """
 
@@ -39,12 +39,15 @@ enum SymbolsBenchmark: Command {
         let out = URL(fileURLWithPath: arguments.value("out") ?? "bench-results/symbols.json")
         let files: Int = try arguments.number("files", default: 48)
         let functions: Int = try arguments.number("functions", default: 125)
-        let tenN: Int = try arguments.number("addresses", default: 100_000)
+        let n: Int = try arguments.number("addresses", default: 100_000)
         let repeats: Int = try arguments.number("repeat", default: 5)
         let symbolizer = arguments.value("llvm-symbolizer")
             ?? ["/opt/swift/usr/bin/llvm-symbolizer", "/usr/bin/llvm-symbolizer-15"].first { FileManager.default.isExecutableFile(atPath: $0) }
             ?? "llvm-symbolizer"
-        let n = tenN / 10
+        // The long run reads the same N addresses ten times over: its difference from the short
+        // run is then 9N lookups, large enough (a second or more for llvm-symbolizer, a tenth of
+        // one for vigil) to stand far above the noise of one-time loading.
+        let tenN = 10 * n
 
         // 1. The program and its dSYM.
         let program = try buildProgram(work: work, files: files, functions: functions)
@@ -52,15 +55,17 @@ enum SymbolsBenchmark: Command {
         let dsymBytes = (try FileManager.default.attributesOfItem(atPath: dwarfFile)[.size] as? NSNumber)?.intValue ?? 0
         log("program: \(files * functions) functions, dSYM DWARF file \(dsymBytes) bytes")
 
-        // 2. The addresses: 10N instruction addresses of __text, the first N of them for the short run.
+        // 2. The addresses: N random instruction addresses of __text for the short run, the same
+        // N ten times over for the long run.
         let slice = try ObjectFile(path: dwarfFile).slice(arch: "arm64")
         let text = try textSection(of: program.path)
         var generator = SeededGenerator(seed: 42)
-        var addresses: [UInt64] = []
-        for _ in 0..<tenN { addresses.append(text.address + (generator.next() % (text.size / 4)) * 4) }
+        var distinct: [UInt64] = []
+        for _ in 0..<n { distinct.append(text.address + (generator.next() % (text.size / 4)) * 4) }
+        let addresses = Array((0..<10).map { _ in distinct }.joined())
         let shortFile = work.appendingPathComponent("addresses-n.txt")
         let longFile = work.appendingPathComponent("addresses-10n.txt")
-        try addressText(addresses.prefix(n)).write(to: shortFile, atomically: true, encoding: .utf8)
+        try addressText(distinct[...]).write(to: shortFile, atomically: true, encoding: .utf8)
         try addressText(addresses[...]).write(to: longFile, atomically: true, encoding: .utf8)
         let relativeFile = work.appendingPathComponent("addresses-relative.txt")
         try addresses.map { String($0 - slice.imageVMAddress) }.joined(separator: "\n").write(to: relativeFile, atomically: true, encoding: .utf8)
@@ -95,8 +100,7 @@ enum SymbolsBenchmark: Command {
         let vigilArguments = ["symbolicate", "--object", dwarfFile, "--arch", "arm64", "--inline"]
         let llvmArguments = ["--inlining", "--obj=\(dwarfFile)"]
         let scratch = work.appendingPathComponent("output.txt")
-        // vigil's runs are short, so they are repeated twice as often: the 10N − N difference is
-        // small next to the one-time SymCache build it must be told apart from.
+        // vigil's runs are short, so they are repeated twice as often.
         let vigilShort = try timeBest(vigil, vigilArguments, input: shortFile, output: scratch, repeats: 2 * repeats)
         let vigilLong = try timeBest(vigil, vigilArguments, input: longFile, output: scratch, repeats: 2 * repeats)
         // The same with the SymCache built beforehand (`--object bench.symcache`): no build in

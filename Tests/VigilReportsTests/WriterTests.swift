@@ -67,6 +67,17 @@ struct WriterTests {
         }
     }
 
+    @Test("a deep stack written as MetricKit grows with the frame count, not its square")
+    func deepMetricKitStackStaysLinear() throws {
+        let report = try #require(try Self.load("fixture:stack-overflow.crash").first)
+        let frames = report.threads.map { min($0.frames.count, MetricKitWriter.maxDepth) }.reduce(0, +)
+        #expect(report.threads.contains { $0.frames.count >= 500 }, "the fixture has a deep stack")
+        let written = try ReportWriter.write(report, as: .metricKit)
+        // One frame is a few hundred bytes of JSON; indenting each nesting level would add
+        // depth × 2 spaces to every line of every frame (megabytes here).
+        #expect(written.utf8.count < 400 * frames + 4096, "\(written.utf8.count) bytes for \(frames) frames")
+    }
+
     @Test("a report written in its own format, unchanged, is byte-for-byte the same text report")
     func textIdentity() throws {
         let data = try Fixture.data("watchdog-icu-scene-create.crash")

@@ -88,6 +88,20 @@ struct BadInputTests {
         #expect((#expect(throws: SymbolsError.self) { try open(bigEndian) })?.kind == .unsupported)
     }
 
+    @Test("a PT_LOAD segment that runs past the end of the address space gives an image that ends there")
+    func loadSegmentPastAddressSpace() throws {
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: SymbolFixtures.path("elf/c-dwarf5-O2"))))
+        func u64(at offset: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[offset + $1]) << (8 * UInt64($1)) } }
+        let headers = Int(u64(at: 0x20)) // e_phoff
+        let count = Int(bytes[0x38]) | Int(bytes[0x39]) << 8
+        let load = try #require((0..<count).map { headers + $0 * 56 }.first { bytes[$0] == 1 }, "the fixture has a PT_LOAD")
+        bytes.replaceSubrange(load + 0x10..<load + 0x18, with: DWARFBytes.u64(0xFFFF_FFFF_FFFF_F000)) // p_vaddr
+        bytes.replaceSubrange(load + 0x28..<load + 0x30, with: DWARFBytes.u64(0x10_0000)) // p_memsz
+        let slice = try open(bytes).slice(arch: nil)
+        #expect(slice.imageVMAddress <= 0xFFFF_FFFF_FFFF_F000)
+        #expect(slice.imageVMAddress &+ slice.imageSize == .max)
+    }
+
     /// A subprogram at [0x1000, 0x1010) whose name comes through a chain of
     /// `DW_AT_abstract_origin` references: `chainLength` DIEs each pointing to the next, the last
     /// named `named` (or, when `named` is nil, pointing back to the subprogram: a cycle).

@@ -5,18 +5,15 @@ import VigilStore
 import VigilTestSupport
 import VigilTransport
 
-/// The fault-injecting ingest endpoint of the end-to-end test: fails 30% of requests (500,
-/// 502 HTML, 200 HTML, 200 empty, 503, dropped connection), times out 10% (half of them after
-/// storing the events, as a server whose answer was lost), answers 429 with `Retry-After` 5%,
-/// and otherwise accepts the batch (sometimes only half of it).
+/// The fault-injecting ingest endpoint of the end-to-end test (``IngestFaultPlan``), which
+/// keeps the ids of what it stored.
 private final class FlakyIngest: @unchecked Sendable {
     private let lock = NSLock()
-    private var generator: SeededGenerator
+    private let plan: IngestFaultPlan
     private(set) var distinct = Set<UUID>()
     private(set) var received = 0
-    private(set) var outcomes: [String: Int] = [:]
 
-    init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+    init(seed: UInt64) { plan = IngestFaultPlan(seed: seed) }
 
     var distinctCount: Int {
         lock.lock()
@@ -27,37 +24,24 @@ private final class FlakyIngest: @unchecked Sendable {
     func handle(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Reply {
         guard request.method == "POST", request.path == "/api/v1/events",
               request.headers["authorization"] == "Bearer e2e-key" else {
+            plan.note("401")
             return .respond(status: 401, headers: [:], body: Data("{\"error\":\"unauthorized\"}".utf8))
         }
-        lock.lock()
-        let roll = Double(generator.next() >> 11) / Double(1 << 53)
-        let pick = generator.next()
-        lock.unlock()
-        if roll < 0.10 {
-            if pick % 2 == 0 { _ = store(request) }
-            return note("timeout", .hang)
-        }
-        if roll < 0.40 {
-            switch pick % 6 {
-            case 0: return note("500", .respond(status: 500, headers: [:], body: Data("{\"error\":\"internal\"}".utf8)))
-            case 1: return note("502 html", .respond(status: 502, headers: ["Content-Type": "text/html"],
-                                                    body: Data("<html><body><h1>502 Bad Gateway</h1></body></html>".utf8)))
-            case 2: return note("200 html", .respond(status: 200, headers: ["Content-Type": "text/html"],
-                                                    body: Data("<!doctype html><title>captive portal</title>".utf8)))
-            case 3: return note("200 empty", .respond(status: 200, headers: [:], body: Data()))
-            case 4: return note("503", .respond(status: 503, headers: [:], body: Data()))
-            default: return note("dropped", .close)
+        switch plan.next() {
+        case .timeOut(let storing):
+            if storing { _ = store(request) }
+            return .hang
+        case .fail(let reply):
+            return reply
+        case .accept(let partially):
+            guard var ids = store(request) else {
+                plan.note("400")
+                return .respond(status: 400, headers: [:], body: Data("{\"error\":\"bad body\"}".utf8))
             }
+            if partially { ids = Array(ids.prefix(ids.count / 2)) }
+            let body = try? JSONSerialization.data(withJSONObject: ["accepted": ids.map(\.uuidString), "rejected": [Any]()])
+            return .respond(status: 200, headers: ["Content-Type": "application/json"], body: body ?? Data())
         }
-        if roll < 0.45 {
-            return note("429", .respond(status: 429, headers: ["Retry-After": "\(1 + pick % 3)"], body: Data()))
-        }
-        guard var ids = store(request) else {
-            return note("400", .respond(status: 400, headers: [:], body: Data("{\"error\":\"bad body\"}".utf8)))
-        }
-        if pick % 10 == 0 { ids = Array(ids.prefix(ids.count / 2)) }
-        let body = try? JSONSerialization.data(withJSONObject: ["accepted": ids.map(\.uuidString), "rejected": [Any]()])
-        return note("accepted", .respond(status: 200, headers: ["Content-Type": "application/json"], body: body ?? Data()))
     }
 
     /// Reads the batch and records its events; `nil` when the body is unreadable.
@@ -82,17 +66,10 @@ private final class FlakyIngest: @unchecked Sendable {
         return ids
     }
 
-    private func note(_ outcome: String, _ reply: LoopbackHTTPServer.Reply) -> LoopbackHTTPServer.Reply {
-        lock.lock()
-        outcomes[outcome, default: 0] += 1
-        lock.unlock()
-        return reply
-    }
-
     var summary: String {
         lock.lock()
         defer { lock.unlock() }
-        return "distinct \(distinct.count), received \(received), outcomes \(outcomes.sorted { $0.key < $1.key })"
+        return "distinct \(distinct.count), received \(received), outcomes \(plan.summary)"
     }
 }
 

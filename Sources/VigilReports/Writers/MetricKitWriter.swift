@@ -39,8 +39,14 @@ public enum MetricKitWriter {
         }
         let payload = JSONValue.object([JSONMember("timeStampBegin", .string(begin)), JSONMember("timeStampEnd", .string(end))]
             + lists.map { JSONMember($0.key, .array($0.diagnostics)) })
-        return JSONWriter(escapesSlashes: true, spacedColons: true).pretty(payload) + "\n"
+        // A call-stack tree nests every frame inside its caller's `subFrames`: indenting each
+        // level would make the text grow with the square of the stack depth (megabytes for one
+        // deep stack), so levels past the first frames are written on one line.
+        return JSONWriter(escapesSlashes: true, spacedColons: true).pretty(payload, expandedDepth: Self.expandedDepth) + "\n"
     }
+
+    /// Levels written one member per line; deeper containers stay on one line.
+    static let expandedDepth = 16
 
     /// The diagnostic object for `report` and the payload key of its list. A report read from
     /// MetricKit keeps its diagnostic (metadata, version) with a rebuilt call-stack tree.

@@ -197,7 +197,9 @@ enum ELFParser {
                 switch segmentType {
                 case 1: // PT_LOAD
                     lowest = min(lowest, address)
-                    highest = max(highest, address &+ memorySize)
+                    // A segment that runs past the end of the address space ends there.
+                    let (end, overflow) = address.addingReportingOverflow(memorySize)
+                    highest = max(highest, overflow ? .max : end)
                 case 3: hasInterpreter = true // PT_INTERP
                 case 4: // PT_NOTE
                     if buildID == nil, offset <= UInt64(file.count), fileSize <= UInt64(file.count) - offset, fileSize > 0 {
