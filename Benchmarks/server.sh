@@ -38,6 +38,7 @@ trap cleanup EXIT
 "$VIGIL_BIN_DIR/vigil-bench" server \
   --vigil "$VIGIL_BIN_DIR/vigil" \
   --postgres "postgres://postgres@127.0.0.1:$port/vigil_bench" \
+  --postgres-data "$pgdir/data" \
   --seconds "${SERVER_BENCH_SECONDS:-60}" \
   --clients "${SERVER_BENCH_CLIENTS:-8}" \
   --batch 100 \

@@ -10,7 +10,8 @@ enum ServeCommand: Command {
         usage: vigil serve [--db sqlite:PATH | --db postgres://USER@HOST:PORT/DB] [--bind ADDR] [--port N]
                            [--admin-token TOKEN] [--reset-admin-token] [--threads N] [--workers N] [--connections N]
                            [--rate-limit N] [--rate-burst N] [--max-events-bytes N] [--max-events-decoded-bytes N]
-                           [--max-symbols-bytes N] [--spool-dir DIR] [--decoder tape|foundation] [--exit-after SECONDS]
+                           [--max-symbols-bytes N] [--spool-dir DIR] [--decoder tape|foundation] [--process-at-ingest on|off]
+                           [--exit-after SECONDS]
 
           --db                 where the data lives (default sqlite:.vigil/vigil.sqlite); several servers may share
                                one PostgreSQL database
@@ -21,6 +22,8 @@ enum ServeCommand: Command {
           --reset-admin-token  replace the stored admin token with a new one, printed now
           --threads            HTTP threads (default 8)
           --workers            processing threads (default 2 on SQLite, 4 on PostgreSQL; 0 = another server processes)
+          --process-at-ingest  with workers, process posted events as they are stored (default on; off: the
+                               workers claim them from the database)
           --rate-limit         requests per second per ingest key (default 500; 0 = none), --rate-burst (default 1000)
           --max-events-bytes   events body limit as sent (default 5000000), decoded (default 50000000)
           --exit-after         stop after SECONDS (tests and demos)
@@ -29,7 +32,7 @@ enum ServeCommand: Command {
     static func run(_ words: [String]) throws -> Int32 {
         let valued: Set<String> = ["db", "bind", "port", "admin-token", "threads", "workers", "connections", "rate-limit",
                                    "rate-burst", "max-events-bytes", "max-events-decoded-bytes", "max-symbols-bytes",
-                                   "spool-dir", "decoder", "exit-after"]
+                                   "spool-dir", "decoder", "process-at-ingest", "exit-after"]
         let arguments = try Arguments(words, valued: valued)
         let unknown = arguments.unknown(allowedFlags: ["reset-admin-token"], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -54,6 +57,11 @@ enum ServeCommand: Command {
         if let decoder = arguments.value("decoder") {
             guard let parsed = EventIngestor.Decoder(rawValue: decoder) else { throw UsageError("--decoder: expected tape or foundation") }
             options.decoder = parsed
+        }
+        switch arguments.value("process-at-ingest") {
+        case nil, "on": options.processAtIngest = true
+        case "off": options.processAtIngest = false
+        case let other?: throw UsageError("--process-at-ingest: expected on or off, not \"\(other)\"")
         }
         let exitAfter: Double? = try arguments.value("exit-after").map { text in
             guard let seconds = Double(text), seconds >= 0 else { throw UsageError("--exit-after: \"\(text)\" is not a number of seconds") }

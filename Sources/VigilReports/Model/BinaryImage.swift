@@ -85,6 +85,8 @@ public enum ImageUUID {
     /// brackets; nil when `text` is not 32 hex digits. The all-zero UUID (Apple's placeholder
     /// for unknown images) is nil too.
     public static func canonical(_ text: String) -> String? {
+        // ASCII text (every real identifier) byte by byte; anything else by characters below.
+        if let ascii = canonicalASCII(text) { return ascii }
         var digits: [Character] = []
         digits.reserveCapacity(32)
         for character in text where character != "-" && character != "<" && character != ">" && character != " "
@@ -97,6 +99,34 @@ public enum ImageUUID {
         let parts = [text.prefix(8), text.dropFirst(8).prefix(4), text.dropFirst(12).prefix(4),
                      text.dropFirst(16).prefix(4), text.dropFirst(20)]
         return parts.joined(separator: "-")
+    }
+
+    /// ``canonical(_:)`` for ASCII text, without building a `Character` per digit; nil when the
+    /// text is not all ASCII (then the caller decides by characters), `.some(nil)` when it is
+    /// ASCII but no UUID.
+    private static func canonicalASCII(_ text: String) -> String?? {
+        var digits: [UInt8] = []
+        digits.reserveCapacity(36)
+        var nonZero = false
+        for byte in text.utf8 {
+            guard byte < 0x80 else { return nil }
+            switch byte {
+            case UInt8(ascii: "-"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: " "), UInt8(ascii: "{"), UInt8(ascii: "}"):
+                continue
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "F"):
+                digits.append(byte)
+            case UInt8(ascii: "a")...UInt8(ascii: "f"):
+                digits.append(byte - 0x20)
+            default:
+                // Not a hex digit; the rest may still be non-ASCII, which the character path judges.
+                return text.utf8.allSatisfy { $0 < 0x80 } ? .some(nil) : nil
+            }
+            if byte != UInt8(ascii: "0") { nonZero = true }
+            if digits.count > 32 { return text.utf8.allSatisfy { $0 < 0x80 } ? .some(nil) : nil }
+        }
+        guard digits.count == 32, nonZero else { return .some(nil) }
+        for dash in [8, 13, 18, 23] { digits.insert(UInt8(ascii: "-"), at: dash) }
+        return .some(String(decoding: digits, as: UTF8.self))
     }
 
     /// ``canonical(_:)`` for 32-digit UUIDs; other hex identifiers of 8 to 128 digits (ELF

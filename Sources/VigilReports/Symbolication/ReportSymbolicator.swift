@@ -79,13 +79,15 @@ public struct ReportSymbolicator: Sendable {
                 if counting { framesTotal += 1 }
                 guard let imageIndex = frame.imageIndex, report.images.indices.contains(imageIndex) else {
                     if counting { framesWithoutImage += 1 }
-                    output += pendingInlined + [frame]
+                    output.append(contentsOf: pendingInlined)
+                    output.append(frame)
                     pendingInlined.removeAll()
                     continue
                 }
                 if counting { framesByImage[imageIndex, default: 0] += 1 }
                 guard hasSymbols(imageIndex), let uuid = report.images[imageIndex].uuid else {
-                    output += pendingInlined + [frame]
+                    output.append(contentsOf: pendingInlined)
+                    output.append(frame)
                     pendingInlined.removeAll()
                     continue
                 }
@@ -99,7 +101,8 @@ public struct ReportSymbolicator: Sendable {
                     cache[key] = locations
                 }
                 guard let outer = locations.last else {
-                    output += pendingInlined + [frame]
+                    output.append(contentsOf: pendingInlined)
+                    output.append(frame)
                     pendingInlined.removeAll()
                     continue
                 }

@@ -28,7 +28,7 @@ enum APIRoutes {
                 throw HTTPError.badRequest("the body is neither a JSON array of events nor JSON lines: \(reason)", code: "malformed_body")
             }
             context.metrics.recordIngest(outcome)
-            if outcome.stored > 0 { context.processor.wake() }
+            if outcome.stored > outcome.processed { context.processor.wake() }
             return .json(outcome.json())
         }
 
@@ -48,7 +48,7 @@ enum APIRoutes {
             }
             let outcome = try context.ingestor.ingest(try EventJSON.encodeLines(events), projectID: project.id)
             context.metrics.recordIngest(outcome)
-            if outcome.stored > 0 { context.processor.wake() }
+            if outcome.stored > outcome.processed { context.processor.wake() }
             return .json(outcome.json())
         }
 

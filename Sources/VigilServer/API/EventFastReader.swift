@@ -125,12 +125,21 @@ struct EventFastReader {
         guard tape.nodes[node].kind == .object else { throw Fallback() }
         var child = node + 1
         let count = Int(tape.nodes[node].count)
-        var seen: [String] = []
-        seen.reserveCapacity(count)
+        // Repeated names without a list per object: a 64-bit filter of the names' length and
+        // end bytes; only a name whose bit is already set is compared with the earlier names.
+        var filter: UInt64 = 0
         for _ in 0..<count {
             let name = tape.string(child)
-            if seen.contains(name) { throw Fallback() }
-            seen.append(name)
+            let utf8 = name.utf8
+            let bit = UInt64(1) << ((utf8.count &* 31 &+ Int(utf8.first ?? 0) &+ Int(utf8.last ?? 0) &* 7) & 63)
+            if filter & bit != 0 {
+                var earlier = node + 1
+                while earlier < child {
+                    if tape.string(earlier) == name { throw Fallback() }
+                    earlier = Int(tape.nodes[earlier + 1].next)
+                }
+            }
+            filter |= bit
             try body(name, child + 1)
             child = Int(tape.nodes[child + 1].next)
         }

@@ -20,6 +20,10 @@ public final class EventIngestor: Sendable {
         public var duplicates = 0
         /// How many the sanitizer changed.
         public var sanitized = 0
+        /// How many of the stored were processed as they were stored (see
+        /// ``EventProcessor/storeProcessed(projectID:records:contents:receivedAt:)``); the rest
+        /// wait for the worker pool.
+        public var processed = 0
 
         /// The answer body: `{"accepted": [...], "rejected": [{"index", "id", "reason"}], "stored": n}`.
         public func json() -> Data {
@@ -57,15 +61,19 @@ public final class EventIngestor: Sendable {
     private let validator: EventValidator
     private let clock: any VigilClock
     private let decoder: Decoder
+    private let processor: EventProcessor?
 
-    /// An ingestor writing to `store`.
+    /// An ingestor writing to `store`. With a `processor`, events are stored already processed
+    /// (analyzed from the payloads just decoded, written once); without one they are stored
+    /// waiting, for a worker pool (this server's or another's) to claim.
     public init(store: ServerStore, sanitizer: EventSanitizer = EventSanitizer(), validator: EventValidator = EventValidator(),
-                clock: any VigilClock = SystemClock(), decoder: Decoder = .tape) {
+                clock: any VigilClock = SystemClock(), decoder: Decoder = .tape, processor: EventProcessor? = nil) {
         self.store = store
         self.sanitizer = sanitizer
         self.validator = validator
         self.clock = clock
         self.decoder = decoder
+        self.processor = processor
     }
 
     /// Reads, checks and stores `body` for project `projectID`.
@@ -74,10 +82,12 @@ public final class EventIngestor: Sendable {
     /// ``DatabaseError`` when the transaction fails (then nothing of the batch is stored).
     public func ingest(_ body: Data, projectID: Int64) throws -> Outcome {
         let now = clock.wallNow()
-        let slots = try decode(EventSanitizer.repairUTF8(body))
+        let slots = try decode(Self.isASCII(body) ? body : EventSanitizer.repairUTF8(body))
         var outcome = Outcome()
         var records: [EventRecord] = []
         records.reserveCapacity(slots.count)
+        var contents: [DecodedContent] = []
+        if processor != nil { contents.reserveCapacity(slots.count) }
         var seen = Set<String>()
         // A slot's position is the event's index in the body (array index or non-empty line).
         for (position, slot) in slots.enumerated() {
@@ -101,10 +111,19 @@ public final class EventIngestor: Sendable {
                     continue
                 }
                 outcome.accepted.append(decoded.sentID)
-                if seen.insert(record.id).inserted { records.append(record) }
+                if seen.insert(record.id).inserted {
+                    records.append(record)
+                    if processor != nil { contents.append(DecodedContent(payload: decoded.event.payload, images: decoded.event.images)) }
+                }
             }
         }
-        let inserted = try store.insertEvents(projectID: projectID, records, receivedAt: now)
+        let inserted: Set<String>
+        if let processor {
+            (inserted, outcome.processed) = try processor.storeProcessed(projectID: projectID, records: records, contents: contents,
+                                                                         receivedAt: now)
+        } else {
+            inserted = try store.insertEvents(projectID: projectID, records, receivedAt: now)
+        }
         outcome.stored = inserted.count
         outcome.duplicates = outcome.accepted.count - inserted.count
         return outcome
@@ -119,6 +138,16 @@ public final class EventIngestor: Sendable {
                 slot.map { EventBatchDecoder.Decoded(event: $0, sentID: $0.id.uuidString) }
                     .mapError { EventRejection(index: $0.index, id: $0.id, reason: $0.reason) }
             }
+        }
+    }
+
+    /// Whether every byte is ASCII (then it is valid UTF-8 and needs no repair): a plain scan,
+    /// where validating by building a `String` would copy the whole body.
+    static func isASCII(_ body: Data) -> Bool {
+        body.withUnsafeBytes { bytes in
+            var combined: UInt8 = 0
+            for byte in bytes { combined |= byte }
+            return combined < 0x80
         }
     }
 

@@ -33,7 +33,7 @@ enum OTLPRoutes {
             if !imported.events.isEmpty {
                 outcome = try context.ingestor.ingest(try EventJSON.encodeLines(imported.events), projectID: project.id)
                 context.metrics.recordIngest(outcome)
-                if outcome.stored > 0 { context.processor.wake() }
+                if outcome.stored > outcome.processed { context.processor.wake() }
             }
             let rejected = imported.rejectedSpans + outcome.rejected.count
             guard rejected > 0 else { return .json(Data("{}".utf8)) }

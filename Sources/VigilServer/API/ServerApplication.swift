@@ -63,7 +63,8 @@ public final class ServerApplication: Sendable {
         context = ServerContext(options: options, store: store,
                                 authenticator: Authenticator(store: store, adminTokenHash: adminHash, sessionSecret: secret, clock: clock),
                                 rateLimiter: RateLimiter(perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst, clock: clock),
-                                ingestor: EventIngestor(store: store, clock: clock, decoder: options.decoder),
+                                ingestor: EventIngestor(store: store, clock: clock, decoder: options.decoder,
+                                                        processor: options.workers > 0 && options.processAtIngest ? processor : nil),
                                 processor: processor, symbolTables: symbolTables, metrics: metrics,
                                 symbolication: symbolication, reportImporter: reportImporter, clock: clock)
         var router = HTTPRouter()

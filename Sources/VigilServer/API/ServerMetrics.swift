@@ -82,6 +82,9 @@ public final class ServerMetrics: Sendable {
     /// Events accepted so far (stored or duplicate).
     public var acceptedEvents: Int { state.withLock { $0.accepted } }
 
+    /// Events processed so far (first processings, not re-processings).
+    public var processedEvents: Int { state.withLock { $0.processed } }
+
     /// The `q` quantile (0…1) of recent processing lags in seconds, nil before any.
     public func processingLag(quantile q: Double) -> Double? {
         let lags = state.withLock { $0.recentLags }.sorted()

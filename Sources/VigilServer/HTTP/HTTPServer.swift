@@ -18,6 +18,7 @@ public final class HTTPServer: Sendable {
     public let bindAddress: String
     private let daemon: Mutex<DaemonHandle?>
     private let dispatch: Unmanaged<HTTPDispatch>
+    private let acceptor: ConnectionAcceptor
 
     /// Binds, starts the thread pool and begins serving `router`.
     ///
@@ -26,10 +27,10 @@ public final class HTTPServer: Sendable {
     public init(configuration: HTTPServerConfiguration, router: HTTPRouter,
                 observer: (@Sendable (String, Int, Double) -> Void)? = nil) throws {
         let socket = try ListeningSocket(address: configuration.bindAddress, port: configuration.port)
+        let acceptor = ConnectionAcceptor(descriptor: socket.descriptor)
         let dispatch = Unmanaged.passRetained(HTTPDispatch(router: router, observer: observer))
         let context = dispatch.toOpaque()
         var options: [MHD_OptionItem] = [
-            MHD_OptionItem(option: MHD_OPTION.LISTEN_SOCKET, value: Int(socket.descriptor), ptr_value: nil),
             MHD_OptionItem(option: MHD_OPTION.CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
             MHD_OptionItem(option: MHD_OPTION.CONNECTION_TIMEOUT, value: configuration.connectionTimeoutSeconds, ptr_value: nil),
             MHD_OptionItem(option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: 128 * 1024, ptr_value: nil),
@@ -40,14 +41,16 @@ public final class HTTPServer: Sendable {
             options.append(MHD_OptionItem(option: MHD_OPTION.THREAD_POOL_SIZE, value: configuration.threads, ptr_value: nil))
         }
         options.append(MHD_OptionItem(option: MHD_OPTION.END, value: 0, ptr_value: nil))
+        // Connections come from the acceptor (see ConnectionAcceptor), spread over the pool.
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_USE_ERROR_LOG.rawValue
+            | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ITC.rawValue
         let started: OpaquePointer? = options.withUnsafeMutableBufferPointer { buffer in
             withVaList([MHD_OPTION.ARRAY.rawValue, buffer.baseAddress!, MHD_OPTION.END.rawValue]) { arguments in
                 MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, context, arguments)
             }
         }
         guard let started else {
-            close(socket.descriptor)
+            acceptor.stop()
             dispatch.release()
             throw HTTPServerError.daemonStart("MHD_start_daemon returned NULL (thread pool of \(configuration.threads))")
         }
@@ -55,6 +58,8 @@ public final class HTTPServer: Sendable {
         self.bindAddress = configuration.bindAddress
         self.daemon = Mutex(DaemonHandle(pointer: started))
         self.dispatch = dispatch
+        self.acceptor = acceptor
+        acceptor.start(daemon: DaemonHandle(pointer: started))
     }
 
     /// Stops accepting, waits for in-flight requests and closes every connection.
@@ -64,6 +69,8 @@ public final class HTTPServer: Sendable {
             current = nil
             return taken
         }
+        // No connection may be handed over once the daemon is gone.
+        acceptor.stop()
         if let handle { MHD_stop_daemon(handle.pointer) }
     }
 

@@ -5,13 +5,13 @@ import Glibc
 import Darwin
 #endif
 
-/// A TCP socket bound to an address and listening, handed to libmicrohttpd.
+/// A TCP socket bound to an address and listening, accepted on by ``ConnectionAcceptor``.
 ///
 /// Binding here rather than inside libmicrohttpd gives one place that understands IPv4 and
 /// IPv6 bind addresses, reports `EADDRINUSE` clearly, and learns the real port when port 0
 /// asks the kernel for a free one.
 struct ListeningSocket {
-    /// The file descriptor; owned by libmicrohttpd once the daemon starts.
+    /// The file descriptor; owned by the server's ``ConnectionAcceptor``.
     let descriptor: Int32
     /// The bound port.
     let port: UInt16

@@ -12,10 +12,11 @@ public struct EventAnalysis: Sendable {
     public var issue: IssueObservation?
     /// Images whose symbols were needed and missing.
     public var missingImages: [ImageInfo] = []
-    /// Roll-up sums to add.
-    public var sums: [RollupKey: RollupSum] = [:]
-    /// Roll-up histogram observations to add.
-    public var histograms: [RollupKey: LogHistogram] = [:]
+    /// Roll-up sums to add (a list, not a dictionary: an event adds to a handful of distinct
+    /// rows, and ``ProcessingBatch`` hashes each once when it folds a batch).
+    public var sums: [(key: RollupKey, sum: RollupSum)] = []
+    /// Roll-up histogram observations to add: the row and the observed value.
+    public var observations: [(key: RollupKey, value: Double)] = []
 }
 
 /// One crash or hang as an issue sees it.
@@ -74,9 +75,26 @@ public struct PendingEvent: Sendable {
     public var state: Int
     /// The issue of an earlier processing, if any.
     public var issueID: Int64?
+    /// The payload and images as ingest decoded them, for events handed from ingest to
+    /// processing in memory: then ``payloadJSON`` and ``imagesJSON`` are not parsed again.
+    public var decoded: DecodedContent? = nil
 
     /// Whether this is a re-processing (no new roll-up contributions).
     public var isReprocessing: Bool { state == 2 }
+}
+
+/// The parts of an event processing reads from JSON, already decoded.
+public struct DecodedContent: Sendable {
+    /// The typed payload.
+    public var payload: EventPayload
+    /// The binary images, when the event has any.
+    public var images: [ImageInfo]?
+
+    /// Wraps an ingested event's payload and images.
+    public init(payload: EventPayload, images: [ImageInfo]?) {
+        self.payload = payload
+        self.images = images
+    }
 }
 
 /// Computes ``EventAnalysis`` for claimed events.
@@ -97,24 +115,22 @@ public struct EventAnalyzer {
     /// its count (it passed ingest, so this means a bug or a hand-edited row).
     public func analyze(_ event: PendingEvent) -> EventAnalysis {
         var analysis = EventAnalysis(event: event)
+        analysis.sums.reserveCapacity(10)
         let day = event.occurredAt >= 0 ? event.occurredAt / 86_400_000 : (event.occurredAt - 86_399_999) / 86_400_000
         func key(_ metric: String, _ dimension: String) -> RollupKey {
             RollupKey(projectID: event.projectID, metric: metric, dimension: dimension, appVersion: event.appVersion, day: day)
         }
         func add(_ metric: String, _ dimension: String, count: Int64 = 1, total: Double = 0) {
-            let rollup = key(metric, dimension)
-            var sum = analysis.sums[rollup] ?? RollupSum()
-            sum.count += count
-            sum.total += total
-            analysis.sums[rollup] = sum
+            analysis.sums.append((key(metric, dimension), RollupSum(count: count, total: total)))
         }
         func observe(_ metric: String, _ dimension: String, _ value: Double) {
-            analysis.histograms[key(metric, dimension), default: LogHistogram()].add(value)
+            analysis.observations.append((key(metric, dimension), value))
         }
         let page = event.page ?? "(no page)"
         let contributes = !event.isReprocessing
         if contributes { add("events", event.type) }
-        guard let type = EventType(rawValue: event.type), let payload = decodePayload(type, event.payloadJSON) else {
+        guard let type = EventType(rawValue: event.type),
+              let payload = event.decoded?.payload ?? decodePayload(type, event.payloadJSON) else {
             return analysis
         }
         switch payload {
@@ -177,11 +193,11 @@ public struct EventAnalyzer {
 
     private func issue(kind: String, failureClass: String, stack: [Address], event: PendingEvent, payload: EventPayload,
                        analysis: inout EventAnalysis, titlePrefix: String, subtitle: String?) -> IssueObservation {
-        let images = event.imagesJSON.flatMap(Self.decodeImages) ?? []
+        let images = event.decoded.map { $0.images ?? [] } ?? event.imagesJSON.flatMap(Self.decodeImages) ?? []
         var resolver = StackResolver(images: images, policy: policy, tables: tables)
         let frames = resolver.resolve(stack)
         analysis.missingImages = resolver.missing
-        var fingerprint = IssueFingerprint(kind: kind, failureClass: failureClass, stack: frames)
+        let fingerprint: IssueFingerprint
         var classification: IssueClassification?
         if let crashAnalyzer, let verdict = crashAnalyzer.analyze(rebuild(event, images: images, payload: payload), tables: tables) {
             // The analyzer's key also separates kinds, so a hang and a crash never share an issue.
@@ -189,6 +205,8 @@ public struct EventAnalyzer {
                                            provisional: verdict.provisional,
                                            value: String(SecretToken.hash(kind + "\n" + verdict.fingerprint).prefix(32)))
             classification = verdict.classification
+        } else {
+            fingerprint = IssueFingerprint(kind: kind, failureClass: failureClass, stack: frames)
         }
         let culprit = frames.first(where: { $0.inApp && $0.function != nil })?.label
             ?? frames.first(where: { $0.function != nil })?.label

@@ -27,6 +27,8 @@ public final class EventProcessor: Sendable {
     private let processingLock = NSLock()
     private let state = Mutex(WorkerState())
     private let finished = DispatchGroup()
+    /// Ingest requests whose events are stored already processed, committed in groups.
+    private let ingestCommits = GroupCommitQueue<ProcessedInsert, (Set<String>, Int64)>()
 
     private struct WorkerState {
         var running = false
@@ -81,11 +83,14 @@ public final class EventProcessor: Sendable {
         return count
     }
 
-    private func analyze(_ pending: [PendingEvent], connection: any DatabaseConnection) -> [EventAnalysis] {
+    /// Analyzes `pending`, reading missing symbol tables through `connection`, or (nil) through
+    /// a connection taken only for such a read.
+    private func analyze(_ pending: [PendingEvent], connection: (any DatabaseConnection)?) -> [EventAnalysis] {
         var analyses: [EventAnalysis] = []
         analyses.reserveCapacity(pending.count)
         for event in pending {
-            let tables = symbols.view(projectID: event.projectID, connection: connection, bypassNegative: event.isReprocessing)
+            let tables = connection.map { symbols.view(projectID: event.projectID, connection: $0, bypassNegative: event.isReprocessing) }
+                ?? symbols.view(projectID: event.projectID, database: store.database, bypassNegative: event.isReprocessing)
             analyses.append(EventAnalyzer(policy: policy, tables: tables, crashAnalyzer: crashAnalyzer).analyze(event))
         }
         return analyses
@@ -96,6 +101,75 @@ public final class EventProcessor: Sendable {
         let processedAt = ServerStore.millis(clock.wallNow())
         try ServerStore.apply(ProcessingBatch(analyses), on: connection, now: processedAt)
         return pending.filter { !$0.isReprocessing }.map { Double(processedAt - $0.receivedAt) / 1000 }
+    }
+
+    /// Stores freshly ingested events already processed: analyzes them on the calling thread
+    /// from `contents`, the payloads and images ingest decoded (`contents[i]` belongs to
+    /// `records[i]`; ids distinct), then inserts each row once with its results, in the
+    /// transaction that updates their issues and roll-ups. Returns the ids newly stored (an id
+    /// the project already has is skipped and counts nowhere) and how many of them were
+    /// processed: when that transaction fails, the events are stored waiting instead, for the
+    /// workers (which retry and count failures), so a batch is never refused for its results.
+    ///
+    /// The worker pool stays for everything else: events stored by a server that does not
+    /// process (`--workers 0`), re-processing after symbols arrive, and failed batches. Concurrent
+    /// callers are committed together (``GroupCommitQueue``). With two servers on one
+    /// PostgreSQL database given the same batch, the one whose insert finds the other's rows
+    /// rolls back and retries, so each event is counted once.
+    /// Threading: any thread (the HTTP workers). Cost: the analysis (symbol lookups for crashes
+    /// and hangs) plus a share of one transaction.
+    public func storeProcessed(projectID: Int64, records: [EventRecord], contents: [DecodedContent],
+                               receivedAt: Date) throws -> (stored: Set<String>, processed: Int) {
+        guard !records.isEmpty else { return ([], 0) }
+        precondition(records.count == contents.count, "one decoded content per record")
+        let received = ServerStore.millis(receivedAt)
+        var pending: [PendingEvent] = []
+        pending.reserveCapacity(records.count)
+        for (record, content) in zip(records, contents) {
+            pending.append(PendingEvent(projectID: projectID, id: record.id, type: record.type, receivedAt: received,
+                                        occurredAt: record.occurredAt, appID: record.appID, appVersion: record.appVersion,
+                                        appBuild: record.appBuild, os: record.os, osVersion: record.osVersion,
+                                        deviceModel: record.deviceModel, page: record.page, sessionID: record.sessionID,
+                                        durationMs: record.durationMs, payloadJSON: record.payloadJSON,
+                                        imagesJSON: record.imagesJSON, state: 0, issueID: nil, decoded: content))
+        }
+        // No connection is held while analyzing: the symbol tables are nearly always cached.
+        let analyses = analyze(pending, connection: nil)
+        let item = ProcessedInsert(projectID: projectID, records: records, analyses: analyses, receivedAt: received)
+        let stored: Set<String>
+        let processedAt: Int64
+        do {
+            (stored, processedAt) = try ingestCommits.submit(item) { group in
+                try commitProcessed(group)
+            }
+        } catch {
+            metrics.recordProcessingFailure()
+            log("processing at ingest failed, the events wait for the workers: \(error)")
+            return (try store.insertEvents(projectID: projectID, records, receivedAt: receivedAt), 0)
+        }
+        let lag = Double(processedAt - received) / 1000
+        if !stored.isEmpty { metrics.recordProcessed(lags: Array(repeating: lag, count: stored.count)) }
+        return (stored, stored.count)
+    }
+
+    /// One group's transaction: first betting that its events are new (no duplicate query),
+    /// then, when some were stored already or by another server meanwhile, again with the check.
+    private func commitProcessed(_ group: [ProcessedInsert]) throws -> [(Set<String>, Int64)] {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try store.database.write { connection in
+                    let now = ServerStore.millis(clock.wallNow())
+                    return try ServerStore.insertProcessed(group, on: connection, now: now, checkDuplicates: attempt > 1)
+                        .map { ($0, now) }
+                }
+            } catch let conflict as ConcurrentEventInsert {
+                // Rolled back. Another server's transaction has committed (our insert waited
+                // for it), so the next attempt's duplicate check sees its rows.
+                if attempt >= 5 { throw conflict }
+            }
+        }
     }
 
     /// Processes batches until none is waiting (or `maxBatches` ran); returns the events processed.

@@ -73,12 +73,10 @@ public struct ProcessingBatch: Sendable {
     private mutating func add(_ analysis: EventAnalysis) {
         let event = analysis.event
         for (key, sum) in analysis.sums {
-            var total = sums[key] ?? RollupSum()
-            total.count += sum.count
-            total.total += sum.total
-            sums[key] = total
+            // One hash lookup per key: the default subscript modifies in place.
+            sums[key, default: RollupSum()].add(sum)
         }
-        for (key, histogram) in analysis.histograms { histograms[key, default: LogHistogram()].merge(histogram) }
+        for (key, value) in analysis.observations { histograms[key, default: LogHistogram()].add(value) }
         for image in analysis.missingImages {
             let key = MissingKey(projectID: event.projectID, debugID: DebugIDSpelling.normalize(image.id))
             missingSymbols[key, default: MissingSymbols(arch: image.arch, name: image.name)].events.insert(event.id)

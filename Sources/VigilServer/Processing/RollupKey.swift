@@ -40,3 +40,11 @@ public struct RollupSum: Sendable, Hashable {
         self.total = total
     }
 }
+
+extension RollupSum {
+    /// Adds `other`'s count and total.
+    public mutating func add(_ other: RollupSum) {
+        count += other.count
+        total += other.total
+    }
+}

@@ -43,10 +43,16 @@ public final class SymbolTableCache: Sendable {
     /// A source for one project that loads missing tables through `connection`;
     /// `bypassNegative` ignores remembered absences (re-processing after an upload).
     func view(projectID: Int64, connection: any DatabaseConnection, bypassNegative: Bool) -> SymbolTableView {
-        SymbolTableView(cache: self, projectID: projectID, connection: connection, bypassNegative: bypassNegative)
+        SymbolTableView(cache: self, projectID: projectID, loader: .connection(connection), bypassNegative: bypassNegative)
     }
 
-    fileprivate func table(projectID: Int64, debugID: String, arch: String, connection: any DatabaseConnection,
+    /// A source for one project that reads a missing table through a connection of `database`
+    /// taken only then (analysis outside a transaction, where most lookups hit the cache).
+    func view(projectID: Int64, database: any Database, bypassNegative: Bool) -> SymbolTableView {
+        SymbolTableView(cache: self, projectID: projectID, loader: .database(database), bypassNegative: bypassNegative)
+    }
+
+    fileprivate func table(projectID: Int64, debugID: String, arch: String, loader: SymbolTableView.Loader,
                            bypassNegative: Bool) -> (any SymbolTable)? {
         guard let engine else { return nil }
         let key = Key(projectID: projectID, debugID: DebugIDSpelling.normalize(debugID))
@@ -61,7 +67,15 @@ public final class SymbolTableCache: Sendable {
             return nil
         }
         if let cached { return cached }
-        let data = try? ServerStore.symCache(on: connection, projectID: projectID, debugID: key.debugID, arch: arch)
+        let data: Data?
+        switch loader {
+        case .connection(let connection):
+            data = try? ServerStore.symCache(on: connection, projectID: projectID, debugID: key.debugID, arch: arch)
+        case .database(let database):
+            data = try? database.read { connection in
+                try ServerStore.symCache(on: connection, projectID: projectID, debugID: key.debugID, arch: arch)
+            }
+        }
         let table = data.flatMap { try? engine.table(fromSymCache: $0) }
         state.withLock { state in
             if let table {
@@ -81,12 +95,20 @@ public final class SymbolTableCache: Sendable {
 
 /// One project's symbol tables during one processing transaction.
 struct SymbolTableView: SymbolTableSource {
+    /// Where a table missing from the cache is read.
+    enum Loader {
+        /// The caller's connection (inside its transaction).
+        case connection(any DatabaseConnection)
+        /// A connection of the database, taken for the read.
+        case database(any Database)
+    }
+
     let cache: SymbolTableCache
     let projectID: Int64
-    let connection: any DatabaseConnection
+    let loader: Loader
     let bypassNegative: Bool
 
     func table(debugID: String, arch: String) -> (any SymbolTable)? {
-        cache.table(projectID: projectID, debugID: debugID, arch: arch, connection: connection, bypassNegative: bypassNegative)
+        cache.table(projectID: projectID, debugID: debugID, arch: arch, loader: loader, bypassNegative: bypassNegative)
     }
 }

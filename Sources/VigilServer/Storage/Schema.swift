@@ -5,12 +5,20 @@
 /// Times are milliseconds since 1970 (UTC) in `BIGINT` columns; JSON is stored as `TEXT`.
 enum Schema {
     /// The version this server writes.
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     /// Migration `n` (1-based) brings a database at version `n - 1` to `n`.
     static func migrations(_ dialect: SQLDialect) -> [[String]] {
-        [version1(dialect)]
+        [version1(dialect), version2]
     }
+
+    /// Version 2: only events grouped into an issue are in `apm_event_issue` (every query of it
+    /// names an issue id, which implies NOT NULL), so the events without one — most of them —
+    /// cost no index entry at insert.
+    private static let version2 = [
+        "DROP INDEX apm_event_issue",
+        "CREATE INDEX apm_event_issue ON apm_event (issue_id, occurred_at) WHERE issue_id IS NOT NULL",
+    ]
 
     private static func version1(_ d: SQLDialect) -> [String] {
         [

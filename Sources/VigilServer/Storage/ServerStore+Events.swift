@@ -37,30 +37,36 @@ extension ServerStore {
             var arguments: [SQLValue] = []
             arguments.reserveCapacity(chunk.count * 18)
             for record in chunk {
-                arguments.append(.integer(projectID))
-                arguments.append(.text(record.id))
-                arguments.append(.text(record.type))
-                arguments.append(.integer(received))
-                arguments.append(.integer(record.occurredAt))
-                arguments.append(.text(record.appID))
-                arguments.append(.text(record.appVersion))
-                arguments.append(.text(record.appBuild))
-                arguments.append(.text(record.os))
-                arguments.append(.text(record.osVersion))
-                arguments.append(.text(record.deviceModel))
-                arguments.append(.optional(record.page))
-                arguments.append(.text(record.sessionID))
-                arguments.append(.optional(record.durationMs))
-                arguments.append(.text(record.tagsJSON))
-                arguments.append(.text(record.payloadJSON))
-                arguments.append(.optional(record.imagesJSON))
-                arguments.append(.optional(record.contextJSON))
+                appendArguments(of: record, projectID: projectID, received: received, to: &arguments)
             }
             for row in try connection.query(sql, arguments) {
                 if let id = row[0].string { inserted.insert(id) }
             }
         }
         return inserted
+    }
+
+    /// Appends the 18 parameters of `record`'s row, in the column order of the inserts:
+    /// project_id, id, type, received_at … images_json, context_json.
+    static func appendArguments(of record: EventRecord, projectID: Int64, received: Int64, to arguments: inout [SQLValue]) {
+        arguments.append(.integer(projectID))
+        arguments.append(.text(record.id))
+        arguments.append(.text(record.type))
+        arguments.append(.integer(received))
+        arguments.append(.integer(record.occurredAt))
+        arguments.append(.text(record.appID))
+        arguments.append(.text(record.appVersion))
+        arguments.append(.text(record.appBuild))
+        arguments.append(.text(record.os))
+        arguments.append(.text(record.osVersion))
+        arguments.append(.text(record.deviceModel))
+        arguments.append(.optional(record.page))
+        arguments.append(.text(record.sessionID))
+        arguments.append(.optional(record.durationMs))
+        arguments.append(.text(record.tagsJSON))
+        arguments.append(.text(record.payloadJSON))
+        arguments.append(.optional(record.imagesJSON))
+        arguments.append(.optional(record.contextJSON))
     }
 
     /// Counts of a project's stored events by state: waiting, processed, waiting for re-processing.

@@ -31,17 +31,41 @@ extension ServerStore {
 
     /// Writes the results of one batch and marks its events processed at `now` (ms).
     static func apply(_ batch: ProcessingBatch, on connection: any DatabaseConnection, now: Int64) throws {
+        let issueIDs = try upsertIssues(batch, on: connection)
+        try markProcessed(batch, issueIDs: issueIDs, on: connection, now: now)
+        try applyAggregates(batch, issueIDs: issueIDs, on: connection, now: now)
+    }
+
+    /// Step 1 of ``apply(_:on:now:)``: upserts the batch's issues, in fingerprint order, with
+    /// their new users and versions; returns each issue's id.
+    ///
+    /// Multi-row statements (issues, then users, then versions, each in key order), so a batch
+    /// touching many issues costs a few statements — round trips on PostgreSQL — not four per issue.
+    static func upsertIssues(_ batch: ProcessingBatch, on connection: any DatabaseConnection) throws -> [IssueKey: Int64] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        let sorted = batch.issues.sorted(by: { $0.key < $1.key })
         // 1. Issues, in fingerprint order.
         var issueIDs: [IssueKey: Int64] = [:]
-        for (key, delta) in batch.issues.sorted(by: { $0.key < $1.key }) {
-            let classification = delta.observation.classification.flatMap { try? encoder.encode($0) }
-                .map { String(decoding: $0, as: UTF8.self) }
-            let id = try connection.scalar("""
+        var start = 0
+        while start < sorted.count {
+            let chunk = sorted[start..<min(start + 50, sorted.count)]
+            start += chunk.count
+            var arguments: [SQLValue] = []
+            arguments.reserveCapacity(chunk.count * 12)
+            for (key, delta) in chunk {
+                let classification = delta.observation.classification.flatMap { try? encoder.encode($0) }
+                    .map { String(decoding: $0, as: UTF8.self) }
+                arguments += [.integer(key.projectID), .text(delta.observation.kind), .text(key.fingerprint),
+                              .text(delta.observation.title), .optional(delta.observation.subtitle), .text(delta.observation.framesJSON),
+                              .optional(classification), .int(delta.observation.symbolicated ? 1 : 0), .int(delta.newEvents),
+                              .integer(delta.firstSeen), .integer(delta.lastSeen), .text(delta.lastEventID)]
+            }
+            let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+            let rows = try connection.query("""
                 INSERT INTO issues (project_id, kind, fingerprint, title, subtitle, frames_json, classification_json,
                     symbolicated, event_count, user_count, first_seen, last_seen, last_event_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+                VALUES \(values)
                 ON CONFLICT (project_id, fingerprint) DO UPDATE SET
                     event_count = issues.event_count + excluded.event_count,
                     first_seen = CASE WHEN excluded.first_seen < issues.first_seen THEN excluded.first_seen ELSE issues.first_seen END,
@@ -50,40 +74,74 @@ extension ServerStore {
                     title = excluded.title, subtitle = excluded.subtitle, frames_json = excluded.frames_json,
                     symbolicated = excluded.symbolicated,
                     classification_json = COALESCE(excluded.classification_json, issues.classification_json)
-                RETURNING id
-                """, [.integer(key.projectID), .text(delta.observation.kind), .text(key.fingerprint),
-                      .text(delta.observation.title), .optional(delta.observation.subtitle), .text(delta.observation.framesJSON),
-                      .optional(classification), .int(delta.observation.symbolicated ? 1 : 0), .int(delta.newEvents),
-                      .integer(delta.firstSeen), .integer(delta.lastSeen), .text(delta.lastEventID)]).int64 ?? 0
-            issueIDs[key] = id
-            // Users: distinct sessions; count only the ones this issue had not seen.
-            let users = delta.users.sorted()
-            var added = 0
-            var start = 0
-            while start < users.count {
-                let chunk = users[start..<min(start + 200, users.count)]
-                start += chunk.count
-                let values = Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", ")
-                var arguments: [SQLValue] = []
-                for user in chunk { arguments.append(.integer(id)); arguments.append(.text(user)) }
-                added += try connection.query(
-                    "INSERT INTO issue_users (issue_id, user_key) VALUES \(values) ON CONFLICT DO NOTHING RETURNING user_key",
-                    arguments).count
-            }
-            if added > 0 {
-                try connection.execute("UPDATE issues SET user_count = user_count + ? WHERE id = ?", [.int(added), .integer(id)])
-            }
-            for (version, stats) in delta.versions.sorted(by: { $0.key < $1.key }) where stats.count > 0 {
-                try connection.execute("""
-                    INSERT INTO issue_versions (issue_id, app_version, event_count, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (issue_id, app_version) DO UPDATE SET
-                        event_count = issue_versions.event_count + excluded.event_count,
-                        first_seen = CASE WHEN excluded.first_seen < issue_versions.first_seen THEN excluded.first_seen ELSE issue_versions.first_seen END,
-                        last_seen = CASE WHEN excluded.last_seen > issue_versions.last_seen THEN excluded.last_seen ELSE issue_versions.last_seen END
-                    """, [.integer(id), .text(version), .int(stats.count), .integer(stats.first), .integer(stats.last)])
+                RETURNING id, project_id, fingerprint
+                """, arguments)
+            for row in rows {
+                issueIDs[IssueKey(projectID: row.int64("project_id"), fingerprint: row.string("fingerprint") ?? "")] = row.int64("id")
             }
         }
-        // 2. The events: those with an issue by a join against their values, the rest in bulk.
+        guard issueIDs.count == sorted.count else {
+            throw DatabaseError(backend: connection.dialect == .sqlite ? .sqlite : .postgres, code: "issues",
+                                message: "the issue upsert returned \(issueIDs.count) ids for \(sorted.count) issues",
+                                operation: "upsert issues")
+        }
+        // 2. Users: distinct sessions; each issue counts only the ones it had not seen.
+        var users: [(issueID: Int64, user: String)] = []
+        for (key, delta) in sorted {
+            let id = issueIDs[key] ?? 0
+            for user in delta.users.sorted() { users.append((id, user)) }
+        }
+        var added: [Int64: Int] = [:]
+        start = 0
+        while start < users.count {
+            let chunk = users[start..<min(start + 200, users.count)]
+            start += chunk.count
+            let values = Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", ")
+            var arguments: [SQLValue] = []
+            arguments.reserveCapacity(chunk.count * 2)
+            for (id, user) in chunk { arguments.append(.integer(id)); arguments.append(.text(user)) }
+            for row in try connection.query(
+                "INSERT INTO issue_users (issue_id, user_key) VALUES \(values) ON CONFLICT DO NOTHING RETURNING issue_id",
+                arguments) {
+                added[row.int64("issue_id"), default: 0] += 1
+            }
+        }
+        for (key, _) in sorted {
+            guard let id = issueIDs[key], let count = added[id], count > 0 else { continue }
+            try connection.execute("UPDATE issues SET user_count = user_count + ? WHERE id = ?", [.int(count), .integer(id)])
+        }
+        // 3. Versions: per issue and app version, the new events and their first and last seen.
+        var versions: [SQLValue] = []
+        var versionRows = 0
+        func flushVersions() throws {
+            guard versionRows > 0 else { return }
+            try connection.execute("""
+                INSERT INTO issue_versions (issue_id, app_version, event_count, first_seen, last_seen)
+                VALUES \(Array(repeating: "(?, ?, ?, ?, ?)", count: versionRows).joined(separator: ", "))
+                ON CONFLICT (issue_id, app_version) DO UPDATE SET
+                    event_count = issue_versions.event_count + excluded.event_count,
+                    first_seen = CASE WHEN excluded.first_seen < issue_versions.first_seen THEN excluded.first_seen ELSE issue_versions.first_seen END,
+                    last_seen = CASE WHEN excluded.last_seen > issue_versions.last_seen THEN excluded.last_seen ELSE issue_versions.last_seen END
+                """, versions)
+            versions.removeAll(keepingCapacity: true)
+            versionRows = 0
+        }
+        for (key, delta) in sorted {
+            let id = issueIDs[key] ?? 0
+            for (version, stats) in delta.versions.sorted(by: { $0.key < $1.key }) where stats.count > 0 {
+                versions += [.integer(id), .text(version), .int(stats.count), .integer(stats.first), .integer(stats.last)]
+                versionRows += 1
+                if versionRows == 100 { try flushVersions() }
+            }
+        }
+        try flushVersions()
+        return issueIDs
+    }
+
+    /// Step 2 of ``apply(_:on:now:)``: the claimed events get their results and state 1.
+    private static func markProcessed(_ batch: ProcessingBatch, issueIDs: [IssueKey: Int64], on connection: any DatabaseConnection,
+                                      now: Int64) throws {
+        // The events: those with an issue by a join against their values, the rest in bulk.
         var withIssue: [(projectID: Int64, id: String, fingerprint: String, issueID: Int64, frames: String)] = []
         var plain: [Int64: [String]] = [:]
         for analysis in batch.analyses {
@@ -133,6 +191,13 @@ extension ServerStore {
                                        [.integer(now), .integer(projectID)] + chunk.map { .text($0) })
             }
         }
+    }
+
+    /// Steps 3 to 5 of ``apply(_:on:now:)``, once the events are marked: recounts issues that
+    /// re-processed events left or joined, adds the roll-ups and records missing symbols (or
+    /// queues the events again when those symbols arrived meanwhile).
+    static func applyAggregates(_ batch: ProcessingBatch, issueIDs: [IssueKey: Int64], on connection: any DatabaseConnection,
+                                now: Int64) throws {
         // 3. Issues that lost re-processed events (their fingerprint changed) are recounted.
         var recount = batch.issuesToRecount
         for analysis in batch.analyses where analysis.event.isReprocessing {

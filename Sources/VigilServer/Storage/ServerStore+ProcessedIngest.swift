@@ -1,0 +1,136 @@
+import Foundation
+
+/// One ingest request's new events with their analyses, to be stored already processed.
+struct ProcessedInsert: Sendable {
+    /// The owning project.
+    var projectID: Int64
+    /// The rows to insert, distinct ids.
+    var records: [EventRecord]
+    /// `analyses[i]` is the analysis of `records[i]`.
+    var analyses: [EventAnalysis]
+    /// When the server received the request (ms since 1970).
+    var receivedAt: Int64
+}
+
+/// Another transaction stored some of a group's events between its duplicate check and its
+/// insert (two servers on one PostgreSQL database given the same batch): the group's issue and
+/// roll-up counts would include them, so the transaction is rolled back and tried again.
+struct ConcurrentEventInsert: Error, CustomStringConvertible {
+    /// Events the insert expected to store.
+    var expected: Int
+    /// Events it stored.
+    var stored: Int
+
+    var description: String { "another transaction stored \(expected - stored) of \(expected) events first" }
+}
+
+extension ServerStore {
+    /// Stores the events of `items` already processed at `now` (ms) — with their results,
+    /// issues, roll-ups and missing symbols — in the caller's transaction; returns, per item,
+    /// the ids it newly stored. Events the project already has (or an earlier item of the group
+    /// brings) are skipped and contribute nothing.
+    ///
+    /// `checkDuplicates` false skips the duplicate query, betting that the events are new (a
+    /// batch is rarely sent twice): then any event already stored throws
+    /// ``ConcurrentEventInsert`` like a concurrent insert does, and the caller rolls back and
+    /// calls again with the check. Throws ``ConcurrentEventInsert`` when another transaction
+    /// stored some of the events after the duplicate check; the caller rolls back and calls again.
+    /// Cost: one duplicate query per 100 events, the issue and roll-up upserts of
+    /// ``apply(_:on:now:)``, and one multi-row insert per 100 events — each event row is written once.
+    static func insertProcessed(_ items: [ProcessedInsert], on connection: any DatabaseConnection, now: Int64,
+                                checkDuplicates: Bool = true) throws -> [Set<String>] {
+        // 1. Which events are new: not stored before, not earlier in this group.
+        var existing: [Int64: Set<String>] = [:]
+        if checkDuplicates {
+            for (projectID, ids) in Dictionary(grouping: items, by: \.projectID).mapValues({ $0.flatMap { $0.records.map(\.id) } }) {
+                existing[projectID] = try storedIDs(projectID: projectID, among: ids, on: connection)
+            }
+        }
+        var fresh: [[Int]] = []
+        var analyses: [EventAnalysis] = []
+        for item in items {
+            var indices: [Int] = []
+            for (index, record) in item.records.enumerated() {
+                guard existing[item.projectID, default: []].insert(record.id).inserted else { continue }
+                indices.append(index)
+                analyses.append(item.analyses[index])
+            }
+            fresh.append(indices)
+        }
+        let batch = ProcessingBatch(analyses)
+        // 2. Issues first: the rows carry their issue's id.
+        let issueIDs = try upsertIssues(batch, on: connection)
+        // 3. The rows, in (project, id) order like every multi-row write (sorted as positions,
+        //    so that records and analyses are not copied).
+        var order: [(item: Int, index: Int)] = []
+        order.reserveCapacity(analyses.count)
+        for (itemIndex, indices) in fresh.enumerated() {
+            for index in indices { order.append((itemIndex, index)) }
+        }
+        order.sort { a, b in
+            let left = items[a.item].projectID, right = items[b.item].projectID
+            return left != right ? left < right : items[a.item].records[a.index].id < items[b.item].records[b.index].id
+        }
+        var stored: [Int64: Set<String>] = [:]
+        var start = 0
+        while start < order.count {
+            let chunk = order[start..<min(start + insertChunk, order.count)]
+            start += chunk.count
+            var arguments: [SQLValue] = []
+            arguments.reserveCapacity(chunk.count * processedColumns)
+            for (itemIndex, index) in chunk {
+                let projectID = items[itemIndex].projectID
+                let issue = items[itemIndex].analyses[index].issue
+                let issueID = issue.flatMap { issueIDs[IssueKey(projectID: projectID, fingerprint: $0.fingerprint.value)] }
+                appendArguments(of: items[itemIndex].records[index], projectID: projectID, received: items[itemIndex].receivedAt,
+                                to: &arguments)
+                arguments.append(.optional(issue?.fingerprint.value))
+                arguments.append(.optional(issueID))
+                arguments.append(.optional(issue?.framesJSON))
+                arguments.append(.int(1))
+                arguments.append(.integer(now))
+            }
+            for returned in try connection.query(processedInsertSQL(rows: chunk.count), arguments) {
+                if let id = returned[1].string { stored[returned[0].int64 ?? 0, default: []].insert(id) }
+            }
+        }
+        let storedCount = stored.values.reduce(0) { $0 + $1.count }
+        guard storedCount == order.count else { throw ConcurrentEventInsert(expected: order.count, stored: storedCount) }
+        // 4. Roll-ups and missing symbols (which may queue the new rows for re-processing).
+        try applyAggregates(batch, issueIDs: issueIDs, on: connection, now: now)
+        return zip(items, fresh).map { item, indices in Set(indices.map { item.records[$0].id }) }
+    }
+
+    /// Parameters per row of ``processedInsertSQL(rows:)``.
+    private static let processedColumns = 23
+
+    private static func processedInsertSQL(rows: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: processedColumns).joined(separator: ", ") + ")"
+        return """
+            INSERT INTO apm_event (project_id, id, type, received_at, occurred_at, app_id, app_version, app_build,
+                os, os_version, device_model, page, session_id, duration_ms, tags_json, payload_json, images_json,
+                context_json, fingerprint, issue_id, frames_json, state, processed_at)
+            VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
+            ON CONFLICT (project_id, id) DO NOTHING
+            RETURNING project_id, id
+            """
+    }
+
+    /// The ids among `ids` that the project already has.
+    private static func storedIDs(projectID: Int64, among ids: [String], on connection: any DatabaseConnection) throws -> Set<String> {
+        var found = Set<String>()
+        var start = 0
+        while start < ids.count {
+            var chunk = Array(ids[start..<min(start + insertChunk, ids.count)])
+            start += chunk.count
+            // Padded with its last id to a full chunk, so one prepared statement serves every size.
+            if let last = chunk.last { chunk += Array(repeating: last, count: insertChunk - chunk.count) }
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            for row in try connection.query("SELECT id FROM apm_event WHERE project_id = ? AND id IN (\(marks))",
+                                            [.integer(projectID)] + chunk.map { .text($0) }) {
+                if let id = row[0].string { found.insert(id) }
+            }
+        }
+        return found
+    }
+}
