@@ -15,7 +15,7 @@ public enum Timestamp {
         var days = millis / 86_400_000
         var msOfDay = millis % 86_400_000
         if msOfDay < 0 { msOfDay += 86_400_000; days -= 1 }
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilCalendar.date(days: days)
         let hour = msOfDay / 3_600_000
         let minute = (msOfDay / 60_000) % 60
         let second = (msOfDay / 1000) % 60
@@ -86,7 +86,7 @@ public enum Timestamp {
             return nil
         }
         guard index == utf8.count else { return nil }
-        let days = daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day))
+        let days = CivilCalendar.days(year: Int64(year), month: Int64(month), day: Int64(day))
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetSeconds)
         // One division of two exact integers gives the double nearest to the written value, so
         // a formatted date parses back to the same `Date` it was made from when that date was
@@ -127,28 +127,5 @@ public enum Timestamp {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
-    }
-
-    // Howard Hinnant's days-from-civil algorithms (proleptic Gregorian calendar).
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VigilCore
 
 /// Apple's report timestamps: `2026-03-17 22:50:41.6409 -0700`, `2019-01-09 17:42:22 +0000`,
 /// `2022-09-28 10:59:30` (no zone: read as UTC).
@@ -58,7 +59,7 @@ enum AppleDate {
             }
         }
         guard index == bytes.count else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = Int(CivilCalendar.days(year: Int64(year), month: Int64(month), day: Int64(day)))
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
@@ -74,7 +75,8 @@ enum AppleDate {
         var days = seconds / 86_400
         seconds -= days * 86_400
         if seconds < 0 { seconds += 86_400; days -= 1 }
-        let (year, month, day) = civil(fromDays: days)
+        let civil = CivilCalendar.date(days: Int64(days))
+        let (year, month, day) = (Int(civil.year), Int(civil.month), Int(civil.day))
         // Digits written by hand: `String(format:)` costs more than the rest of a report's reading.
         var text = ""
         text.reserveCapacity(30)
@@ -101,28 +103,5 @@ enum AppleDate {
         let digits = String(value)
         if digits.count < width { text += String(repeating: "0", count: width - digits.count) }
         text += digits
-    }
-
-    // Howard Hinnant's days-from-civil algorithm.
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    private static func civil(fromDays days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -1,0 +1,29 @@
+/// Days since 1970-01-01 ↔ year, month, day in the proleptic Gregorian calendar (Howard
+/// Hinnant's days-from-civil algorithms): exact integer arithmetic, no Foundation calendar.
+///
+/// Pure functions; any year that fits in `Int64` without overflowing `days × 146,097`.
+public enum CivilCalendar {
+    /// Days from 1970-01-01 to `year`-`month`-`day` (month 1–12, day 1–31), negative before.
+    public static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The year, month (1–12) and day (1–31) `days` after 1970-01-01.
+    public static func date(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
