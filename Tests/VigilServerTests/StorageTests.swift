@@ -132,3 +132,50 @@ extension BothStores {
         }
     }
 }
+
+/// The SQLite file's background WAL sync.
+@Suite("sqlite WAL sync")
+struct WALSyncTests {
+    @Test("follows the WAL file: nothing while it is missing, the file once it exists, the new one after a replacement")
+    func followsTheFile() throws {
+        let directory = try TemporaryDirectory(prefix: "walsync")
+        let path = directory.url.appendingPathComponent("db.sqlite-wal").path
+        var wal = WALFile(path: path)
+        defer { wal.close() }
+        wal.sync()
+        #expect(wal.inode == nil)
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("first".utf8)))
+        wal.sync()
+        let first = try #require(wal.inode)
+        try FileManager.default.removeItem(atPath: path)
+        // Keep the old inode alive elsewhere so the new file cannot reuse its number.
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("second".utf8)))
+        wal.sync()
+        let second = try #require(wal.inode)
+        #expect(second != first)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect(UInt64((attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0) == second)
+    }
+
+    @Test("a database under write load keeps its WAL synced and checkpointed in the background")
+    func underLoad() throws {
+        let directory = try TemporaryDirectory(prefix: "walsync-db")
+        let database = try SQLiteDatabase(path: directory.url.appendingPathComponent("db.sqlite").path,
+                                          checkpointSeconds: 0.05, walSyncSeconds: 0.01)
+        defer { database.close() }
+        try database.write { try $0.execute("CREATE TABLE t (i INTEGER PRIMARY KEY, v TEXT)") }
+        let text = String(repeating: "x", count: 2_000)
+        let deadline = Date().addingTimeInterval(0.5)
+        var rows: Int64 = 0
+        while Date() < deadline {
+            try database.write { connection in
+                for _ in 0..<50 {
+                    rows += 1
+                    try connection.execute("INSERT INTO t (i, v) VALUES (?, ?)", [.integer(rows), .text(text)])
+                }
+            }
+        }
+        let count = try database.read { try $0.first("SELECT COUNT(*) AS n FROM t", []) }
+        #expect(count?["n"].int64 == rows)
+    }
+}
