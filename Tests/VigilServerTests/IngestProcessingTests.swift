@@ -251,4 +251,79 @@ struct GroupCommitQueueTests {
         #expect(try queue.submit("abc") { items in items.map(\.count) } == 3)
         #expect(queue.waitingCount == 0)
     }
+
+    @Test("commits run on the committer thread, which ends when idle and starts again for the next item")
+    func committerThreadLifetime() throws {
+        let queue = GroupCommitQueue<Int, Bool>(name: "vigil-commit-test", idleSeconds: 0.05)
+        let caller = pthread_self()
+        let elsewhere = try queue.submit(1) { items in items.map { _ in pthread_equal(pthread_self(), caller) == 0 } }
+        #expect(elsewhere, "the commit ran on the caller's thread")
+        let deadline = Date().addingTimeInterval(10)
+        while queue.hasCommitter && Date() < deadline { usleep(1_000) }
+        #expect(!queue.hasCommitter, "the thread outlived its idle time")
+        #expect(try queue.submit(2) { items in items.map { $0 == 2 } })
+        #expect(queue.hasCommitter)
+    }
+}
+
+/// `AdmissionGate`: how many run at once, and in what order the others are let in.
+@Suite("admission gate")
+struct AdmissionGateTests {
+    @Test("never more than its width inside at once, however many callers")
+    func width() {
+        /// Callers inside, and the most seen at once.
+        final class Count: @unchecked Sendable {
+            private let lock = NSLock()
+            private var inside = 0
+            private(set) var most = 0
+            func enter() { lock.lock(); inside += 1; most = max(most, inside); lock.unlock() }
+            func leave() { lock.lock(); inside -= 1; lock.unlock() }
+        }
+        let gate = AdmissionGate(width: 2)
+        let count = Count()
+        let done = DispatchGroup()
+        for _ in 0..<8 {
+            done.enter()
+            Thread {
+                for _ in 0..<20 {
+                    gate.run {
+                        count.enter()
+                        usleep(500)
+                        count.leave()
+                    }
+                }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        #expect(count.most == 2)
+        #expect(gate.occupancy == 0)
+    }
+
+    @Test("callers that queue while it is full are let in in arrival order")
+    func arrivalOrder() {
+        let gate = AdmissionGate(width: 1)
+        let order = Collected<Int>()
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            gate.run { holding.signal(); release.wait() }
+            done.leave()
+        }.start()
+        holding.wait()
+        for caller in 1...6 {
+            done.enter()
+            Thread {
+                gate.run { order.append(caller) }
+                done.leave()
+            }.start()
+            // Each caller has taken its ticket before the next one starts.
+            while gate.queued < caller { sched_yield() }
+        }
+        release.signal()
+        done.wait()
+        #expect(order.items == [1, 2, 3, 4, 5, 6])
+    }
 }

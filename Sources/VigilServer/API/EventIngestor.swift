@@ -62,18 +62,25 @@ public final class EventIngestor: Sendable {
     private let clock: any VigilClock
     private let decoder: Decoder
     private let processor: EventProcessor?
+    private let computeGate: AdmissionGate
 
     /// An ingestor writing to `store`. With a `processor`, events are stored already processed
     /// (analyzed from the payloads just decoded, written once); without one they are stored
     /// waiting, for a worker pool (this server's or another's) to claim.
+    ///
+    /// At most `computeWidth` requests (default: the active cores) decode and analyze at once;
+    /// the others wait their turn in arrival order (see ``AdmissionGate``). Waiting for the
+    /// commit is outside that limit.
     public init(store: ServerStore, sanitizer: EventSanitizer = EventSanitizer(), validator: EventValidator = EventValidator(),
-                clock: any VigilClock = SystemClock(), decoder: Decoder = .tape, processor: EventProcessor? = nil) {
+                clock: any VigilClock = SystemClock(), decoder: Decoder = .tape, processor: EventProcessor? = nil,
+                computeWidth: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.store = store
         self.sanitizer = sanitizer
         self.validator = validator
         self.clock = clock
         self.decoder = decoder
         self.processor = processor
+        computeGate = AdmissionGate(width: computeWidth)
     }
 
     /// Reads, checks and stores `body` for project `projectID`.
@@ -82,6 +89,30 @@ public final class EventIngestor: Sendable {
     /// ``DatabaseError`` when the transaction fails (then nothing of the batch is stored).
     public func ingest(_ body: Data, projectID: Int64) throws -> Outcome {
         let now = clock.wallNow()
+        var (outcome, prepared) = try computeGate.run { try prepare(body, projectID: projectID, now: now) }
+        let inserted: Set<String>
+        switch prepared {
+        case .analyzed(let item, let processor):
+            (inserted, outcome.processed) = try processor.commitAnalyzed(item)
+        case .waiting(let records):
+            inserted = try store.insertEvents(projectID: projectID, records, receivedAt: now)
+        }
+        outcome.stored = inserted.count
+        outcome.duplicates = outcome.accepted.count - inserted.count
+        return outcome
+    }
+
+    /// A batch read and checked, before it is stored.
+    private enum Prepared {
+        /// Analyzed, for the processor to commit.
+        case analyzed(ProcessedInsert, EventProcessor)
+        /// Rows to store waiting for the workers.
+        case waiting([EventRecord])
+    }
+
+    /// The CPU part of ``ingest(_:projectID:)``: decode, validate, sanitize, and (with a
+    /// processor) analyze; run behind ``computeGate``.
+    private func prepare(_ body: Data, projectID: Int64, now: Date) throws -> (Outcome, Prepared) {
         let slots = try decode(Self.isASCII(body) ? body : EventSanitizer.repairUTF8(body))
         var outcome = Outcome()
         var records: [EventRecord] = []
@@ -117,16 +148,9 @@ public final class EventIngestor: Sendable {
                 }
             }
         }
-        let inserted: Set<String>
-        if let processor {
-            (inserted, outcome.processed) = try processor.storeProcessed(projectID: projectID, records: records, contents: contents,
-                                                                         receivedAt: now)
-        } else {
-            inserted = try store.insertEvents(projectID: projectID, records, receivedAt: now)
-        }
-        outcome.stored = inserted.count
-        outcome.duplicates = outcome.accepted.count - inserted.count
-        return outcome
+        guard let processor else { return (outcome, .waiting(records)) }
+        return (outcome, .analyzed(processor.analyzed(projectID: projectID, records: records, contents: contents, receivedAt: now),
+                                   processor))
     }
 
     private func decode(_ body: Data) throws -> [Result<EventBatchDecoder.Decoded, EventRejection>] {

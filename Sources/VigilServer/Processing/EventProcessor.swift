@@ -120,7 +120,13 @@ public final class EventProcessor: Sendable {
     /// and hangs) plus a share of one transaction.
     public func storeProcessed(projectID: Int64, records: [EventRecord], contents: [DecodedContent],
                                receivedAt: Date) throws -> (stored: Set<String>, processed: Int) {
-        guard !records.isEmpty else { return ([], 0) }
+        try commitAnalyzed(analyzed(projectID: projectID, records: records, contents: contents, receivedAt: receivedAt))
+    }
+
+    /// The first half of ``storeProcessed(projectID:records:contents:receivedAt:)``: the
+    /// analysis, all CPU (no connection is held: the symbol tables are nearly always cached), so
+    /// that a caller can bound how many run at once (``EventIngestor``'s gate).
+    func analyzed(projectID: Int64, records: [EventRecord], contents: [DecodedContent], receivedAt: Date) -> ProcessedInsert {
         precondition(records.count == contents.count, "one decoded content per record")
         let received = ServerStore.millis(receivedAt)
         var pending: [PendingEvent] = []
@@ -133,21 +139,26 @@ public final class EventProcessor: Sendable {
                                         durationMs: record.durationMs, payloadJSON: record.payloadJSON,
                                         imagesJSON: record.imagesJSON, state: 0, issueID: nil, decoded: content))
         }
-        // No connection is held while analyzing: the symbol tables are nearly always cached.
         let analyses = analyze(pending, connection: nil)
-        let item = ProcessedInsert(projectID: projectID, records: records, analyses: analyses, receivedAt: received)
+        return ProcessedInsert(projectID: projectID, records: records, analyses: analyses, receivedAt: received)
+    }
+
+    /// The second half: the group commit (see ``storeProcessed(projectID:records:contents:receivedAt:)``).
+    func commitAnalyzed(_ item: ProcessedInsert) throws -> (stored: Set<String>, processed: Int) {
+        guard !item.records.isEmpty else { return ([], 0) }
         let stored: Set<String>
         let processedAt: Int64
         do {
-            (stored, processedAt) = try ingestCommits.submit(item) { group in
+            (stored, processedAt) = try ingestCommits.submit(item) { [self] group in
                 try commitProcessed(group)
             }
         } catch {
             metrics.recordProcessingFailure()
             log("processing at ingest failed, the events wait for the workers: \(error)")
-            return (try store.insertEvents(projectID: projectID, records, receivedAt: receivedAt), 0)
+            let receivedAt = Date(timeIntervalSince1970: Double(item.receivedAt) / 1000)
+            return (try store.insertEvents(projectID: item.projectID, item.records, receivedAt: receivedAt), 0)
         }
-        let lag = Double(processedAt - received) / 1000
+        let lag = Double(processedAt - item.receivedAt) / 1000
         if !stored.isEmpty { metrics.recordProcessed(lags: Array(repeating: lag, count: stored.count)) }
         return (stored, stored.count)
     }

@@ -1,35 +1,50 @@
 import Foundation
 
-/// Commits the work of concurrent callers together: a caller that finds no commit running
-/// takes every item waiting (its own included) and commits them in one go, while the callers
-/// that arrive meanwhile wait and are taken by the next commit.
+/// Commits the work of concurrent callers together, on one committer thread: a caller queues
+/// its item and waits; the committer takes every item waiting (at most `maxItems`) and commits
+/// them in one go, while the callers that arrive meanwhile queue for the next commit.
 ///
 /// With one writer for a whole SQLite file, requests queue for the write lock anyway; committing
 /// what queued in one transaction writes each shared page (index leaves, the issue and roll-up
-/// rows every batch touches) once per group instead of once per request. A lone caller commits
-/// at once, so light load adds no latency.
+/// rows every batch touches) once per group instead of once per request.
+///
+/// The commits run on a thread of their own rather than on a caller's: the callers are HTTP
+/// threads that run at a lower priority while they decode and analyze (see
+/// ``HTTPServerConfiguration/handlerNice``), and the one serial step of ingest must not queue
+/// for the CPU behind them. The thread starts with the first item and ends after
+/// ``idleSeconds`` without work, so an idle queue holds no thread.
 ///
 /// A group whose commit fails is committed again item by item, so one bad item fails only its
 /// own caller. Threading: safe to share; ``submit(_:commit:)`` blocks until the item is committed.
 final class GroupCommitQueue<Item, Output>: @unchecked Sendable {
+    /// A commit: the items of one group in arrival order in, one output per item out.
+    typealias Commit = @Sendable ([Item]) throws -> [Output]
+
     /// An item waiting, and what its commit gave (guarded by ``condition``).
     private final class Entry {
         let item: Item
+        let commit: Commit
         var result: Result<Output, any Error>?
 
-        init(item: Item) {
+        init(item: Item, commit: @escaping Commit) {
             self.item = item
+            self.commit = commit
         }
     }
 
     private let condition = NSCondition()
     private var waiting: [Entry] = []
-    private var committing = false
+    private var committerRunning = false
     private let maxItems: Int
+    private let name: String
+    /// Seconds the committer thread waits for work before it ends.
+    let idleSeconds: Double
 
-    /// A queue committing at most `maxItems` items together.
-    init(maxItems: Int = 32) {
+    /// A queue committing at most `maxItems` items together on a thread named `name`.
+    init(maxItems: Int = 32, name: String = "vigil-commit", idleSeconds: Double = 2) {
         self.maxItems = max(1, maxItems)
+        self.name = name
+        self.idleSeconds = idleSeconds
     }
 
     /// Items waiting for a commit (not the ones being committed); for tests.
@@ -39,32 +54,33 @@ final class GroupCommitQueue<Item, Output>: @unchecked Sendable {
         return waiting.count
     }
 
+    /// Whether the committer thread is alive; for tests.
+    var hasCommitter: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return committerRunning
+    }
+
     /// Commits `item`, possibly with other callers' items, and returns its output.
     ///
     /// `commit` receives the items of one group in arrival order and returns one output per item,
-    /// in that order; it runs on whichever caller's thread leads the group, so every caller must
-    /// pass the same logic.
-    func submit(_ item: Item, commit: ([Item]) throws -> [Output]) throws -> Output {
-        let entry = Entry(item: item)
+    /// in that order; it runs on the committer thread with the function the group's first caller
+    /// passed, so every caller must pass the same logic.
+    func submit(_ item: Item, commit: @escaping Commit) throws -> Output {
+        let entry = Entry(item: item, commit: commit)
         condition.lock()
         waiting.append(entry)
-        while entry.result == nil {
-            if committing {
-                condition.wait()
-                continue
-            }
-            committing = true
-            let group = Array(waiting.prefix(maxItems))
-            waiting.removeFirst(group.count)
-            condition.unlock()
-            let results = Self.run(group.map(\.item), commit: commit)
-            condition.lock()
-            for (member, result) in zip(group, results) { member.result = result }
-            committing = false
+        if committerRunning {
             condition.broadcast()
+        } else {
+            committerRunning = true
+            let thread = Thread { [self] in runCommitter() }
+            thread.name = name
+            thread.start()
         }
+        while entry.result == nil { condition.wait() }
         condition.unlock()
-        // Set in the loop above, under the lock.
+        // Set by the committer, under the lock.
         switch entry.result {
         case .success(let output): return output
         case .failure(let error): throw error
@@ -72,8 +88,29 @@ final class GroupCommitQueue<Item, Output>: @unchecked Sendable {
         }
     }
 
+    /// The committer thread: commits groups until nothing arrived for ``idleSeconds``.
+    private func runCommitter() {
+        condition.lock()
+        while true {
+            if waiting.isEmpty {
+                let signalled = condition.wait(until: Date().addingTimeInterval(idleSeconds))
+                if !signalled && waiting.isEmpty { break }
+                continue
+            }
+            let group = Array(waiting.prefix(maxItems))
+            waiting.removeFirst(group.count)
+            condition.unlock()
+            let results = Self.run(group.map(\.item), commit: group[0].commit)
+            condition.lock()
+            for (member, result) in zip(group, results) { member.result = result }
+            condition.broadcast()
+        }
+        committerRunning = false
+        condition.unlock()
+    }
+
     /// Commits `items` together; when that fails and there are several, each alone.
-    private static func run(_ items: [Item], commit: ([Item]) throws -> [Output]) -> [Result<Output, any Error>] {
+    private static func run(_ items: [Item], commit: Commit) -> [Result<Output, any Error>] {
         do {
             let outputs = try commit(items)
             guard outputs.count == items.count else {

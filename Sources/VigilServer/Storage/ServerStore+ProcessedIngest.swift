@@ -71,7 +71,7 @@ extension ServerStore {
             let left = items[a.item].projectID, right = items[b.item].projectID
             return left != right ? left < right : items[a.item].records[a.index].id < items[b.item].records[b.index].id
         }
-        var stored: [Int64: Set<String>] = [:]
+        var storedCount = 0
         var start = 0
         while start < order.count {
             let chunk = order[start..<min(start + insertChunk, order.count)]
@@ -90,11 +90,8 @@ extension ServerStore {
                 arguments.append(.int(1))
                 arguments.append(.integer(now))
             }
-            for returned in try connection.query(processedInsertSQL(rows: chunk.count), arguments) {
-                if let id = returned[1].string { stored[returned[0].int64 ?? 0, default: []].insert(id) }
-            }
+            storedCount += try connection.execute(processedInsertSQL(rows: chunk.count), arguments)
         }
-        let storedCount = stored.values.reduce(0) { $0 + $1.count }
         guard storedCount == order.count else { throw ConcurrentEventInsert(expected: order.count, stored: storedCount) }
         // 4. Roll-ups and missing symbols (which may queue the new rows for re-processing).
         try applyAggregates(batch, issueIDs: issueIDs, on: connection, now: now)
@@ -112,7 +109,6 @@ extension ServerStore {
                 context_json, fingerprint, issue_id, frames_json, state, processed_at)
             VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
             ON CONFLICT (project_id, id) DO NOTHING
-            RETURNING project_id, id
             """
     }
 
