@@ -8,7 +8,8 @@ enum ServeCommand: Command {
     static let summary = "run the server: ingest API, processing and dashboard"
     static let usage = """
         usage: vigil serve [--db sqlite:PATH | --db postgres://USER@HOST:PORT/DB] [--bind ADDR] [--port N]
-                           [--admin-token TOKEN] [--reset-admin-token] [--threads N] [--workers N] [--connections N]
+                           [--admin-token TOKEN] [--reset-admin-token] [--threads N] [--handler-nice N] [--workers N]
+                           [--connections N]
                            [--rate-limit N] [--rate-burst N] [--max-events-bytes N] [--max-events-decoded-bytes N]
                            [--max-symbols-bytes N] [--spool-dir DIR] [--decoder tape|foundation] [--process-at-ingest on|off]
                            [--exit-after SECONDS]
@@ -21,6 +22,8 @@ enum ServeCommand: Command {
                                without it, one is generated at first start, printed once and stored hashed
           --reset-admin-token  replace the stored admin token with a new one, printed now
           --threads            HTTP threads (default 8)
+          --handler-nice       nice value of the HTTP threads while they decode and analyze (default 5; 0 = as
+                               started), so the commit thread and the database are never queued behind them
           --workers            processing threads (default 2 on SQLite, 4 on PostgreSQL; 0 = another server processes)
           --process-at-ingest  with workers, process posted events as they are stored (default on; off: the
                                workers claim them from the database)
@@ -30,7 +33,7 @@ enum ServeCommand: Command {
         """
 
     static func run(_ words: [String]) throws -> Int32 {
-        let valued: Set<String> = ["db", "bind", "port", "admin-token", "threads", "workers", "connections", "rate-limit",
+        let valued: Set<String> = ["db", "bind", "port", "admin-token", "threads", "handler-nice", "workers", "connections", "rate-limit",
                                    "rate-burst", "max-events-bytes", "max-events-decoded-bytes", "max-symbols-bytes",
                                    "spool-dir", "decoder", "process-at-ingest", "exit-after"]
         let arguments = try Arguments(words, valued: valued)
@@ -41,7 +44,8 @@ enum ServeCommand: Command {
         var options = ServerOptions(database: try database(arguments))
         options.http = HTTPServerConfiguration(bindAddress: arguments.value("bind") ?? "127.0.0.1",
                                                port: try arguments.number("port", default: UInt16(8750)),
-                                               threads: try arguments.number("threads", default: 8))
+                                               threads: try arguments.number("threads", default: 8),
+                                               handlerNice: try arguments.number("handler-nice", default: Int32(5)))
         options.adminToken = arguments.value("admin-token") ?? ProcessInfo.processInfo.environment["VIGIL_ADMIN_TOKEN"]
         // PostgreSQL workers overlap their round trips; on SQLite one writer serializes them anyway.
         let defaultWorkers: Int

@@ -51,6 +51,25 @@ struct HTTPServerTests {
         #expect(wrongMethod.headers["allow"] == "POST")
     }
 
+    @Test("handlers run at the configured nice value; 0 leaves the pool threads as they started")
+    func handlerNice() throws {
+        var router = HTTPRouter()
+        router.add("GET", "/nice") { _ in
+            errno = 0
+            let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+            return .text("\(nice) \(errno)")
+        }
+        let lowered = try HTTPServer(configuration: HTTPServerConfiguration(threads: 2, handlerNice: 7), router: router)
+        defer { lowered.stop() }
+        let client = HTTPTestClient(port: lowered.port)
+        for _ in 0..<4 { #expect(try client.get("/nice").text == "7 0") }
+        // This test process's own threads keep their priority: only the pool threads changed.
+        let own = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        let unchanged = try HTTPServer(configuration: HTTPServerConfiguration(threads: 2, handlerNice: 0), router: router)
+        defer { unchanged.stop() }
+        #expect(try HTTPTestClient(port: unchanged.port).get("/nice").text == "\(own) 0")
+    }
+
     @Test("a handler's HTTPError becomes its status, headers and JSON reason")
     func errorAnswers() throws {
         let (server, client) = try Self.start()

@@ -8,9 +8,13 @@ final class HTTPDispatch: Sendable {
     let router: HTTPRouter
     let observer: (@Sendable (String, Int, Double) -> Void)?
 
-    init(router: HTTPRouter, observer: (@Sendable (String, Int, Double) -> Void)?) {
+    /// See ``HTTPServerConfiguration/handlerNice``.
+    let handlerNice: Int32
+
+    init(router: HTTPRouter, observer: (@Sendable (String, Int, Double) -> Void)?, handlerNice: Int32 = 0) {
         self.router = router
         self.observer = observer
+        self.handlerNice = handlerNice
     }
 
     /// What to do after the headers.
@@ -23,6 +27,8 @@ final class HTTPDispatch: Sendable {
 
     func begin(connection: OpaquePointer, method: String, path: String) -> Start {
         let started = DispatchTime.now().uptimeNanoseconds
+        if handlerNice > 0 { Self.lowerPriority(to: handlerNice) }
+
         switch router.match(method: method, path: path) {
         case .notFound:
             return early(.notFound("no endpoint \(method) \(path)"), started: started)
@@ -88,6 +94,16 @@ final class HTTPDispatch: Sendable {
         }
         observe(state.route.name, response.status, started: state.started)
         return Self.queue(response, on: connection)
+    }
+
+    /// Sets the calling thread's nice value (on Linux the nice value is per thread, and
+    /// `PRIO_PROCESS` with id 0 names the caller). Idempotent; a failure leaves it as it was.
+    static func lowerPriority(to nice: Int32) {
+        #if os(Linux)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
+        #else
+        _ = setpriority(PRIO_PROCESS, 0, nice)
+        #endif
     }
 
     private func early(_ error: HTTPError, route: HTTPRoute? = nil, started: UInt64) -> Start {

@@ -28,7 +28,7 @@ public final class HTTPServer: Sendable {
                 observer: (@Sendable (String, Int, Double) -> Void)? = nil) throws {
         let socket = try ListeningSocket(address: configuration.bindAddress, port: configuration.port)
         let acceptor = ConnectionAcceptor(descriptor: socket.descriptor)
-        let dispatch = Unmanaged.passRetained(HTTPDispatch(router: router, observer: observer))
+        let dispatch = Unmanaged.passRetained(HTTPDispatch(router: router, observer: observer, handlerNice: configuration.handlerNice))
         let context = dispatch.toOpaque()
         var options: [MHD_OptionItem] = [
             MHD_OptionItem(option: MHD_OPTION.CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
@@ -92,15 +92,22 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
     public var connectionLimit: Int
     /// Idle seconds before a connection is closed.
     public var connectionTimeoutSeconds: Int
+    /// The nice value the pool threads take when they begin a request (Linux; 0 leaves them as
+    /// they are). Handlers decode and analyze on these threads, many at once; the serial steps
+    /// they wait for (the group commit's thread, PostgreSQL's backends) keep the default
+    /// priority, so they are not queued for the CPU behind the work that feeds them. Raising a
+    /// thread's nice value needs no privilege; it is never lowered again.
+    public var handlerNice: Int32
 
     /// Creates a configuration.
     public init(bindAddress: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 8,
-                connectionLimit: Int = 1024, connectionTimeoutSeconds: Int = 30) {
+                connectionLimit: Int = 1024, connectionTimeoutSeconds: Int = 30, handlerNice: Int32 = 5) {
         self.bindAddress = bindAddress
         self.port = port
         self.threads = max(1, threads)
         self.connectionLimit = connectionLimit
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.handlerNice = max(0, min(19, handlerNice))
     }
 }
 
