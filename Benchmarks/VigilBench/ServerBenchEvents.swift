@@ -2,13 +2,20 @@ import Foundation
 import VigilCore
 
 /// Batches of realistic events for the server benchmark: one template batch encoded once, then
-/// copied per request with fresh ids written over the template's (fixed-width) id bytes, so the
-/// load generator spends next to nothing making them.
+/// copied per request with fresh ids and times written over the template's (fixed-width) bytes,
+/// so the load generator spends next to nothing making them.
+///
+/// The times are fresh because an app uploads what it recorded in the last moments: a batch's
+/// events end just before it is sent. (Sending the template's own times in every batch — the
+/// same hundred seconds, over and over — made every index on time insert at the same hundred
+/// places, further apart as the table grew, which no app's traffic does.)
 struct ServerBenchEvents {
     /// The encoded template batch.
     let template: Data
     /// Byte offsets of each event's id (36 characters) in ``template``.
     let idOffsets: [Int]
+    /// Byte offsets of each event's time (24 characters, `Timestamp.format`) in ``template``.
+    let timeOffsets: [Int]
 
     /// The mix, per 100 events: 40 network, 20 frames, 10 spans, 10 logs, 8 launches, 7 hangs,
     /// 5 crashes — what an app's upload looks like, with stacks on hangs and crashes.
@@ -91,19 +98,36 @@ struct ServerBenchEvents {
         }
         template = try EventJSON.makeEncoder().encode(events)
         let bytes = [UInt8](template)
-        idOffsets = events.map { event in
-            let needle = Array("\"id\":\"\(event.id.uuidString)\"".utf8)
-            let at = (0...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
-            return (at ?? 0) + 6
+        func offset(of text: String) -> Int? {
+            let needle = Array(text.utf8)
+            return (0...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+        }
+        idOffsets = events.map { event in (offset(of: "\"id\":\"\(event.id.uuidString)\"") ?? 0) + 6 }
+        timeOffsets = try events.map { event in
+            let stamp = Timestamp.format(event.time)
+            guard stamp.utf8.count == Self.timeWidth, let at = offset(of: "\"time\":\"\(stamp)\"") else {
+                throw BenchError("the template's time \(stamp) is not where the benchmark writes times")
+            }
+            return at + 8
         }
     }
 
-    /// The template with every id's first 16 hex digits replaced by `client` and `sequence`.
-    func batch(client: Int, sequence: Int) -> Data {
+    /// Characters of a formatted time.
+    static let timeWidth = 24
+
+    /// The template with every id's first 16 hex digits replaced by `client` and `sequence`,
+    /// and the events' times 10 ms apart, the last one 10 ms before `now`.
+    func batch(client: Int, sequence: Int, now: Date = Date()) -> Data {
         var copy = [UInt8](template)
         let prefix = Array(String(format: "%08X-%04X-4", UInt32(truncatingIfNeeded: sequence), UInt16(truncatingIfNeeded: client)).utf8)
         for offset in idOffsets {
             for (index, byte) in prefix.enumerated() { copy[offset + index] = byte }
+        }
+        for (position, offset) in timeOffsets.enumerated() {
+            let time = now.addingTimeInterval(-0.01 * Double(timeOffsets.count - position))
+            let stamp = Array(Timestamp.format(time).utf8)
+            guard stamp.count == Self.timeWidth else { continue }
+            for (index, byte) in stamp.enumerated() { copy[offset + index] = byte }
         }
         return Data(copy)
     }

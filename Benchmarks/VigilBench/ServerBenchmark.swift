@@ -15,7 +15,7 @@ enum ServerBenchmark: Command {
     static let summary = "ingest throughput, latency, RSS and processing lag on SQLite and PostgreSQL"
     static let usage = """
         usage: vigil-bench server [--postgres URL [--postgres-data DIR]] [--seconds N] [--clients N] [--batch N]
-                                  [--no-gzip] [--process-at-ingest on|off] [--server-threads N] [--vigil PATH] [--output FILE] [--work-dir DIR]
+                                  [--no-gzip] [--process-at-ingest on|off] [--server-threads N] [--handler-nice N] [--vigil PATH] [--output FILE] [--work-dir DIR]
 
         Starts `vigil serve` (from --vigil, or beside this binary) on a fresh SQLite file, then on the
         PostgreSQL database --postgres (skipped without it), and drives each with N clients (default 8)
@@ -23,7 +23,8 @@ enum ServerBenchmark: Command {
         (default 60) over keep-alive loopback connections. After the load it waits for processing to
         finish and reads each event's lag from the database. --process-at-ingest is passed to
         `vigil serve` (off: the workers claim every event from the database, for comparisons);
-        --server-threads sets its HTTP threads (default 8, one per client). CPU per event is read from /proc for the
+        --server-threads sets its HTTP threads (default 8, one per client), --handler-nice their nice value (the
+        server's default unless given). CPU per event is read from /proc for the
         server, the client and (with --postgres-data, the cluster's data directory) PostgreSQL.
         Goals: ≥ 20,000 events/s on SQLite, p99 < 100 ms, processing lag p95 < 2 s.
         """
@@ -58,7 +59,7 @@ enum ServerBenchmark: Command {
 
     static func run(_ words: [String]) throws -> Int32 {
         let valued: Set<String> = ["postgres", "postgres-data", "seconds", "clients", "batch", "vigil", "output", "work-dir",
-                                   "process-at-ingest", "server-threads"]
+                                   "process-at-ingest", "server-threads", "handler-nice"]
         let arguments = try Arguments(words, valued: valued)
         let unknown = arguments.unknown(allowedFlags: ["no-gzip"], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -72,6 +73,7 @@ enum ServerBenchmark: Command {
         let serverThreads = try arguments.number("server-threads", default: 8)
         let serveArguments = ["--threads", String(serverThreads)]
             + (arguments.value("process-at-ingest").map { ["--process-at-ingest", $0] } ?? [])
+            + (arguments.value("handler-nice").map { ["--handler-nice", $0] } ?? [])
         let vigil = arguments.value("vigil")
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
                 .appendingPathComponent("vigil").path
@@ -105,7 +107,8 @@ enum ServerBenchmark: Command {
             "suite": "server",
             "config": ["seconds": seconds, "clients": clients, "batch": batchSize, "gzip": gzip,
                        "cores": ProcessInfo.processInfo.activeProcessorCount, "templateBytes": events.template.count,
-                       "processAtIngest": arguments.value("process-at-ingest") ?? "on", "serverThreads": serverThreads] as [String: Any],
+                       "processAtIngest": arguments.value("process-at-ingest") ?? "on", "serverThreads": serverThreads,
+                       "handlerNice": arguments.value("handler-nice") ?? "default"] as [String: Any],
             "sqlite": try dictionary(sqlite),
             "decoder": ["tapeMicrosecondsPerEvent": decoder.tape, "jsonDecoderMicrosecondsPerEvent": decoder.foundation,
                         "speedup": decoder.foundation / decoder.tape],
