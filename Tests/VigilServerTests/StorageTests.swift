@@ -30,6 +30,32 @@ extension BothStores {
             #expect(try store.projects().isEmpty, "the projects table survived the hostile text")
         }
 
+        @Test("empty text, an empty blob and many parameters in one statement round-trip", arguments: StoreKind.allCases)
+        func emptyAndManyValues(kind: StoreKind) throws {
+            let directory = try TemporaryDirectory(prefix: "store")
+            let store = try kind.makeStore(in: directory)
+            defer { store.database.close() }
+            let blobType = store.dialect.blob
+            let rows = 400
+            let found = try store.database.write { connection -> [SQLRow] in
+                try connection.execute("CREATE TABLE many (i BIGINT, t TEXT, b \(blobType), n TEXT)")
+                var arguments: [SQLValue] = []
+                for index in 0..<rows {
+                    arguments += [.integer(Int64(index)), .text(index == 0 ? "" : "row \(index) ü"),
+                                  .blob(index == 0 ? Data() : Data([UInt8(index & 0xFF), 0])), .null]
+                }
+                let values = Array(repeating: "(?, ?, ?, ?)", count: rows).joined(separator: ", ")
+                #expect(try connection.execute("INSERT INTO many VALUES \(values)", arguments) == rows)
+                return try connection.query("SELECT i, t, b, n FROM many ORDER BY i", [])
+            }
+            #expect(found.count == rows)
+            #expect(found.first?["t"].string == "")
+            #expect(found.first?["b"].data == Data())
+            #expect(found.last?["t"].string == "row \(rows - 1) ü")
+            #expect(found.last?["b"].data == Data([UInt8((rows - 1) & 0xFF), 0]))
+            #expect(found.allSatisfy { $0["n"].isNull })
+        }
+
         @Test("a throwing transaction leaves nothing behind", arguments: StoreKind.allCases)
         func rollback(kind: StoreKind) throws {
             let directory = try TemporaryDirectory(prefix: "store")

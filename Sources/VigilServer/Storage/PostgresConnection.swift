@@ -91,31 +91,49 @@ public final class PostgresConnection: DatabaseConnection {
                                 message: "statement takes \(statement.parameters) parameters, got \(arguments.count)",
                                 sql: sql, operation: "bind")
         }
-        // Each parameter as a NUL-terminated text buffer, or raw bytes for a blob.
-        var buffers: [[UInt8]] = []
-        buffers.reserveCapacity(arguments.count)
+        // Every parameter in one buffer: text NUL-terminated, a blob as raw bytes; -1 for NULL.
+        var bytes: [UInt8] = []
+        var offsets: [Int] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
-        var isNull: [Bool] = []
+        offsets.reserveCapacity(arguments.count)
+        lengths.reserveCapacity(arguments.count)
+        formats.reserveCapacity(arguments.count)
         for argument in arguments {
+            let start = bytes.count
             switch argument {
             case .null:
-                buffers.append([]); lengths.append(0); formats.append(0); isNull.append(true)
+                offsets.append(-1); lengths.append(0); formats.append(0)
                 continue
-            case .integer(let number): buffers.append(Array(String(number).utf8) + [0]); formats.append(0)
+            case .integer(let number):
+                bytes.append(contentsOf: String(number).utf8)
             case .real(let number):
                 let text = number.isFinite ? String(number) : (number.isNaN ? "NaN" : (number > 0 ? "Infinity" : "-Infinity"))
-                buffers.append(Array(text.utf8) + [0]); formats.append(0)
+                bytes.append(contentsOf: text.utf8)
             case .text(let text):
                 // PostgreSQL text cannot hold NUL; the server's sanitizer already removes it.
-                buffers.append(Array(text.utf8.lazy.filter { $0 != 0 }) + [0]); formats.append(0)
-            case .blob(let data): buffers.append(Array(data)); formats.append(1)
+                var copy = text
+                copy.withUTF8 { utf8 in
+                    if utf8.contains(0) {
+                        bytes.append(contentsOf: utf8.lazy.filter { $0 != 0 })
+                    } else {
+                        bytes.append(contentsOf: utf8)
+                    }
+                }
+            case .blob(let data):
+                bytes.append(contentsOf: data)
+                offsets.append(start); lengths.append(Int32(data.count)); formats.append(1)
+                continue
             }
-            lengths.append(Int32(buffers[buffers.count - 1].count - (formats.last == 1 ? 0 : 1)))
-            isNull.append(false)
+            offsets.append(start); lengths.append(Int32(bytes.count - start)); formats.append(0)
+            bytes.append(0)
         }
-        let result: OpaquePointer? = withPointers(to: buffers, isNull: isNull) { values in
-            PQexecPrepared(handle, statement.name, Int32(arguments.count), values, lengths, formats, 0)
+        // Never empty, so that the buffer has an address for zero-length values.
+        bytes.append(0)
+        let result: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!)
+            let values: [UnsafePointer<CChar>?] = offsets.map { $0 < 0 ? nil : (base + $0).assumingMemoryBound(to: CChar.self) }
+            return PQexecPrepared(handle, statement.name, Int32(arguments.count), values, lengths, formats, 0)
         }
         guard let result else { throw connectionError(sql, operation: "execute") }
         let status = PQresultStatus(result)
@@ -125,27 +143,6 @@ public final class PostgresConnection: DatabaseConnection {
             throw error
         }
         return result
-    }
-
-    private func withPointers<R>(to buffers: [[UInt8]], isNull: [Bool],
-                                 _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
-        var pointers: [UnsafePointer<CChar>?] = []
-        pointers.reserveCapacity(buffers.count)
-        func nest(_ index: Int) -> R {
-            if index == buffers.count {
-                return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
-            }
-            if isNull[index] {
-                pointers.append(nil)
-                return nest(index + 1)
-            }
-            return buffers[index].withUnsafeBufferPointer { buffer in
-                pointers.append(UnsafeRawPointer(buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!)
-                    .assumingMemoryBound(to: CChar.self))
-                return nest(index + 1)
-            }
-        }
-        return nest(0)
     }
 
     private func prepare(_ sql: String) throws -> (name: String, parameters: Int) {
