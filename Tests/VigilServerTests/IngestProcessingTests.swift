@@ -55,6 +55,42 @@ extension BothStores {
             return lines.sorted()
         }
 
+        @Test("when processing at ingest fails, the batch is stored waiting instead of refused, and the pool processes it later",
+              arguments: StoreKind.allCases)
+        func failedProcessingFallsBackToWaiting(kind: StoreKind) throws {
+            let directory = try TemporaryDirectory(prefix: "ingest-fallback")
+            let store = try kind.makeStore(in: directory)
+            defer { store.database.close() }
+            let (project, _) = try store.createProject(name: "shop")
+            let events = Self.mixedEvents()
+            // A trigger that refuses every issue row makes each processing transaction fail.
+            let refuse: String
+            let allow: String
+            if kind == .sqlite {
+                refuse = "CREATE TRIGGER refuse_issues BEFORE INSERT ON issues BEGIN SELECT RAISE(ABORT, 'injected failure'); END;"
+                allow = "DROP TRIGGER refuse_issues;"
+            } else {
+                refuse = "CREATE FUNCTION refuse_issues() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$ "
+                    + "LANGUAGE plpgsql; CREATE TRIGGER refuse_issues BEFORE INSERT ON issues FOR EACH ROW EXECUTE FUNCTION refuse_issues();"
+                allow = "DROP TRIGGER refuse_issues ON issues; DROP FUNCTION refuse_issues();"
+            }
+            try store.database.write { try $0.executeScript(refuse) }
+            let metrics = ServerMetrics()
+            let processor = Self.makeProcessor(store, metrics: metrics)
+            let outcome = try EventIngestor(store: store, processor: processor)
+                .ingest(try EventJSON.makeEncoder().encode(events), projectID: project.id)
+            #expect(outcome.rejected.isEmpty)
+            #expect(outcome.stored == events.count && outcome.processed == 0)
+            #expect(metrics.prometheusText().contains("vigil_processing_failures_total 1\n"))
+            #expect(try store.eventCounts(projectID: project.id) == (pending: events.count, processed: 0, reprocess: 0))
+            #expect(try store.issues(projectID: project.id).isEmpty)
+            // Once the cause is gone, the pool processes what waited, each event once.
+            try store.database.write { try $0.executeScript(allow) }
+            #expect(try processor.drain() == events.count)
+            #expect(try store.eventCounts(projectID: project.id) == (pending: 0, processed: events.count, reprocess: 0))
+            #expect(try store.issues(projectID: project.id).map(\.events).reduce(0, +) == 10)
+        }
+
         @Test("events processed at ingest end as the worker pool leaves them: issues, frames, roll-ups, missing symbols",
               arguments: StoreKind.allCases)
         func sameResultsAsThePool(kind: StoreKind) throws {
