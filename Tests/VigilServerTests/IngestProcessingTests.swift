@@ -288,17 +288,42 @@ struct GroupCommitQueueTests {
         #expect(queue.waitingCount == 0)
     }
 
-    @Test("commits run on the committer thread, which ends when idle and starts again for the next item")
-    func committerThreadLifetime() throws {
-        let queue = GroupCommitQueue<Int, Bool>(name: "vigil-commit-test", idleSeconds: 0.05)
-        let caller = pthread_self()
-        let elsewhere = try queue.submit(1) { items in items.map { _ in pthread_equal(pthread_self(), caller) == 0 } }
-        #expect(elsewhere, "the commit ran on the caller's thread")
+    @Test("commits run on the committer thread, at its creator's priority rather than the caller's")
+    func committerThread() throws {
+        /// What the commit saw.
+        final class Seen: @unchecked Sendable {
+            var nice: Int32?
+            var elsewhere = false
+        }
+        let queue = GroupCommitQueue<Int, Int32>(name: "vigil-commit-test")
+        let creator = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        let seen = Seen()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            // A caller at a lower priority, like the HTTP threads.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, min(19, creator + 7))
+            let callerThread = pthread_self()
+            seen.nice = try? queue.submit(1) { items in
+                seen.elsewhere = pthread_equal(pthread_self(), callerThread) == 0
+                return items.map { _ in getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+            }
+            done.signal()
+        }.start()
+        done.wait()
+        let result = (nice: try #require(seen.nice), elsewhere: seen.elsewhere)
+        #expect(result.elsewhere, "the commit ran on the caller's thread")
+        #expect(result.nice == creator)
+    }
+
+    @Test("stop ends the committer thread after what is queued; later submits fail")
+    func stopping() throws {
+        let queue = GroupCommitQueue<Int, Int>()
+        #expect(try queue.submit(3) { $0 } == 3)
+        queue.stop()
         let deadline = Date().addingTimeInterval(10)
         while queue.hasCommitter && Date() < deadline { usleep(1_000) }
-        #expect(!queue.hasCommitter, "the thread outlived its idle time")
-        #expect(try queue.submit(2) { items in items.map { $0 == 2 } })
-        #expect(queue.hasCommitter)
+        #expect(!queue.hasCommitter)
+        #expect(throws: GroupCommitError.self) { try queue.submit(4) { $0 } }
     }
 }
 
