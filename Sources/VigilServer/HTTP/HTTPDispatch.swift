@@ -96,13 +96,12 @@ final class HTTPDispatch: Sendable {
         return Self.queue(response, on: connection)
     }
 
-    /// Sets the calling thread's nice value (on Linux the nice value is per thread, and
-    /// `PRIO_PROCESS` with id 0 names the caller). Idempotent; a failure leaves it as it was.
+    /// Sets the calling thread's nice value: on Linux the nice value is per thread, and
+    /// `PRIO_PROCESS` with id 0 names the caller. Elsewhere it would be the whole process's, so
+    /// nothing changes there. Idempotent; a failure leaves it as it was.
     static func lowerPriority(to nice: Int32) {
         #if os(Linux)
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
-        #else
-        _ = setpriority(PRIO_PROCESS, 0, nice)
         #endif
     }
 
