@@ -68,6 +68,20 @@ public struct LaunchTrace: Hashable, Sendable {
         }.sorted { ($0.startMs, $0.endMs) < ($1.startMs, $1.endMs) }
     }
 
+    /// The spans `events` carry: `span` events themselves and the task spans of `launch`
+    /// events, in order; other events carry none.
+    public static func spans(in events: [Event]) -> [SpanPayload] {
+        var spans: [SpanPayload] = []
+        for event in events {
+            switch event.payload {
+            case .span(let span): spans.append(span)
+            case .launch(let launch): spans.append(contentsOf: launch.tasks ?? [])
+            default: break
+            }
+        }
+        return spans
+    }
+
     /// Groups the launch task spans among `spans` by trace, in order of first appearance.
     /// Spans that are not launch task spans are ignored; a malformed attribute falls back to
     /// the span's own fields.

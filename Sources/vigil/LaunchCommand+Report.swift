@@ -129,14 +129,6 @@ extension LaunchCommand {
         guard !events.isEmpty else {
             throw LaunchCommandError("\(path): no events found" + (eventError.map { " (\($0))" } ?? ""))
         }
-        var spans: [SpanPayload] = []
-        for event in events {
-            switch event.payload {
-            case .span(let span): spans.append(span)
-            case .launch(let launch): spans.append(contentsOf: launch.tasks ?? [])
-            default: break
-            }
-        }
-        return .spans(spans)
+        return .spans(LaunchTrace.spans(in: events))
     }
 }

@@ -19,15 +19,7 @@ public func fuzzLaunchTrace(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } else if let results = try? EventJSON.decodeBatch(body) {
         events = results.compactMap { try? $0.get() }
     }
-    var spans: [SpanPayload] = []
-    for event in events {
-        switch event.payload {
-        case .span(let span): spans.append(span)
-        case .launch(let launch): spans.append(contentsOf: launch.tasks ?? [])
-        default: break
-        }
-    }
-    for trace in LaunchTrace.traces(from: spans) {
+    for trace in LaunchTrace.traces(from: LaunchTrace.spans(in: events)) {
         // The simulator allocates per core: a trace may claim only as many as `--cores` accepts.
         fuzzCheck(trace.cores.map { (1...1024).contains($0) } ?? true, "trace \(trace.traceId) claims \(trace.cores ?? 0) cores")
         let ids = trace.tasks.map(\.id)
