@@ -21,8 +21,7 @@ public final class EventIngestor: Sendable {
         /// How many the sanitizer changed.
         public var sanitized = 0
         /// How many of the stored were processed as they were stored (see
-        /// ``EventProcessor/storeProcessed(projectID:records:contents:receivedAt:)``); the rest
-        /// wait for the worker pool.
+        /// ``EventProcessor/commitAnalyzed(_:)``); the rest wait for the worker pool.
         public var processed = 0
 
         /// The answer body: `{"accepted": [...], "rejected": [{"index", "id", "reason"}], "stored": n}`.

@@ -23,9 +23,8 @@ public struct ServerOptions: Sendable {
     /// Processing worker threads (0: process nothing; another server does).
     public var workers = 2
     /// Whether a server with workers processes the events of `POST events` as it stores them
-    /// (one write per event, no wait for a worker; see
-    /// ``EventProcessor/storeProcessed(projectID:records:contents:receivedAt:)``). Off: they are
-    /// stored waiting and the workers claim them.
+    /// (one write per event, no wait for a worker; see ``EventProcessor/commitAnalyzed(_:)``).
+    /// Off: they are stored waiting and the workers claim them.
     public var processAtIngest = true
     /// Database connections (PostgreSQL) or reader connections ×2 (SQLite).
     public var connections = 12

@@ -103,29 +103,16 @@ public final class EventProcessor: Sendable {
         return pending.filter { !$0.isReprocessing }.map { Double(processedAt - $0.receivedAt) / 1000 }
     }
 
-    /// Stores freshly ingested events already processed: analyzes them on the calling thread
+    /// Processing at ingest, first half: analyzes freshly ingested events on the calling thread
     /// from `contents`, the payloads and images ingest decoded (`contents[i]` belongs to
-    /// `records[i]`; ids distinct), then inserts each row once with its results, in the
-    /// transaction that updates their issues and roll-ups. Returns the ids newly stored (an id
-    /// the project already has is skipped and counts nowhere) and how many of them were
-    /// processed: when that transaction fails, the events are stored waiting instead, for the
-    /// workers (which retry and count failures), so a batch is never refused for its results.
+    /// `records[i]`; ids distinct). All CPU, no connection held (the symbol tables are nearly
+    /// always cached), so a caller can bound how many run at once (``EventIngestor``'s gate).
+    /// Cost: the analysis (symbol lookups for crashes and hangs).
     ///
-    /// The worker pool stays for everything else: events stored by a server that does not
-    /// process (`--workers 0`), re-processing after symbols arrive, and failed batches. Concurrent
-    /// callers are committed together (``GroupCommitQueue``). With two servers on one
-    /// PostgreSQL database given the same batch, the one whose insert finds the other's rows
-    /// rolls back and retries, so each event is counted once.
-    /// Threading: any thread (the HTTP workers). Cost: the analysis (symbol lookups for crashes
-    /// and hangs) plus a share of one transaction.
-    public func storeProcessed(projectID: Int64, records: [EventRecord], contents: [DecodedContent],
-                               receivedAt: Date) throws -> (stored: Set<String>, processed: Int) {
-        try commitAnalyzed(analyzed(projectID: projectID, records: records, contents: contents, receivedAt: receivedAt))
-    }
-
-    /// The first half of ``storeProcessed(projectID:records:contents:receivedAt:)``: the
-    /// analysis, all CPU (no connection is held: the symbol tables are nearly always cached), so
-    /// that a caller can bound how many run at once (``EventIngestor``'s gate).
+    /// ``commitAnalyzed(_:)`` then inserts each row once with its results, in the transaction
+    /// that updates their issues and roll-ups. The worker pool stays for everything else: events
+    /// stored by a server that does not process (`--workers 0`), re-processing after symbols
+    /// arrive, and failed batches.
     func analyzed(projectID: Int64, records: [EventRecord], contents: [DecodedContent], receivedAt: Date) -> ProcessedInsert {
         precondition(records.count == contents.count, "one decoded content per record")
         let received = ServerStore.millis(receivedAt)
@@ -143,7 +130,14 @@ public final class EventProcessor: Sendable {
         return ProcessedInsert(projectID: projectID, records: records, analyses: analyses, receivedAt: received)
     }
 
-    /// The second half: the group commit (see ``storeProcessed(projectID:records:contents:receivedAt:)``).
+    /// Processing at ingest, second half: inserts the rows of ``analyzed(projectID:records:contents:receivedAt:)``
+    /// with their results, committed together with concurrent callers' (``GroupCommitQueue``).
+    /// Returns the ids newly stored (an id the project already has is skipped and counts
+    /// nowhere) and how many of them were processed: when that transaction fails, the events are
+    /// stored waiting instead, for the workers (which retry and count failures), so a batch is
+    /// never refused for its results. With two servers on one PostgreSQL database given the same
+    /// batch, the one whose insert finds the other's rows rolls back and retries, so each event
+    /// is counted once. Threading: any thread (the HTTP workers); blocks until committed.
     func commitAnalyzed(_ item: ProcessedInsert) throws -> (stored: Set<String>, processed: Int) {
         guard !item.records.isEmpty else { return ([], 0) }
         let stored: Set<String>
