@@ -44,15 +44,34 @@ public enum SpawnedProcess {
             self.errorPath = errorPath
         }
 
-        /// What it has written to standard output so far.
-        public var standardOutput: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
-        /// What it has written to standard error so far.
-        public var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+        /// What it has written to standard output so far (all of it once it has been reaped).
+        public var standardOutput: String {
+            lock.lock(); defer { lock.unlock() }
+            return outcome?.standardOutput ?? (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        }
+        /// What it has written to standard error so far (all of it once it has been reaped).
+        public var standardError: String {
+            lock.lock(); defer { lock.unlock() }
+            return outcome?.standardError ?? (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+        }
 
         /// Sends `signal` (SIGTERM by default).
         public func terminate(_ signal: Int32 = SIGTERM) {
             lock.lock(); defer { lock.unlock() }
             if outcome == nil { kill(pid, signal) }
+        }
+
+        /// Whether the child has ended, without waiting: it is reaped here if so, and a later
+        /// ``wait(timeout:)`` returns how it ended. (`kill(pid, 0)` would still succeed for a
+        /// child that ended but was not reaped.)
+        public var hasExited: Bool {
+            lock.lock()
+            if outcome != nil { lock.unlock(); return true }
+            lock.unlock()
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == pid else { return false }
+            record(status: status, timedOut: false)
+            return true
         }
 
         /// Waits for the child to end (killing it after `timeout` seconds) and returns how.
@@ -69,9 +88,15 @@ public enum SpawnedProcess {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0, errno == EINTR {}
             finished.isSet = true
+            return record(status: status, timedOut: finished.timedOut)
+        }
+
+        /// Keeps how the reaped child ended, with its output, and deletes the output files.
+        @discardableResult
+        private func record(status: Int32, timedOut: Bool) -> Outcome {
             let exited = status & 0x7F == 0
             let result = Outcome(exitStatus: exited ? (status >> 8) & 0xFF : nil, signal: exited ? nil : status & 0x7F,
-                                 standardOutput: standardOutput, standardError: standardError, timedOut: finished.timedOut)
+                                 standardOutput: standardOutput, standardError: standardError, timedOut: timedOut)
             unlink(outputPath)
             unlink(errorPath)
             lock.lock()
