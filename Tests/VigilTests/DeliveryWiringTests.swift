@@ -167,8 +167,10 @@ struct DeliveryWiringTests {
         setup.uploadDelaySeconds = 0
         setup.eventObserver = copies
         #expect(Vigil.start(setup))
-        // Wait (on a loaded machine, as long as it takes) for stored events and a first refused upload.
-        let deadline = Date().addingTimeInterval(15)
+        // Wait for stored events and a first refused upload. The uploader looks at once (finding
+        // nothing stored yet) and then every `idleIntervalSeconds` (15 s), so the deadline must
+        // be past that second look.
+        let deadline = Date().addingTimeInterval(60)
         while copies.events.isEmpty || refusals.count == 0, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.02)
         }
