@@ -20,7 +20,8 @@ import VigilCore
 /// the main run loop. Synchronous tasks run on up to `cores` pool threads, created when needed
 /// and ended when nothing runs; a main-lane task holds one of the same `cores` slots, so no
 /// more than `cores` synchronous tasks run at once. `async` tasks run as Swift tasks and hold
-/// no slot.
+/// no slot. On Linux, when the slots are all the cores the caller may use, each synchronous
+/// task is pinned to a core of its own while it runs (``Options/pinsTasksToCores``).
 ///
 /// Nothing is interrupted: at the deadline `run` returns and lists what did not finish, and
 /// the tasks carry on; a task past its timeout is reported as timed out and its dependents are
@@ -42,12 +43,18 @@ public final class LaunchRunner: @unchecked Sendable {
         public var traceId: String?
         /// Tells when the main run loop is idle; a ``MainRunLoopIdleSignal`` when nil.
         public var idleSignal: (any LaunchIdleSignal)?
+        /// Whether each synchronous task runs bound to a core of its own while it runs, where
+        /// the platform allows it (Linux) and the runner uses every core the calling thread
+        /// may run on. Without it, Linux can leave two tasks sharing one core for a time slice
+        /// while another core idles; the launch benchmark measures the difference.
+        public var pinsTasksToCores: Bool
 
         /// Options; every parameter has a default suitable for an app.
         public init(maxConcurrency: Int? = nil, clock: any VigilClock = SystemClock(),
                     spanRecorder: (any SpanRecorder)? = nil, traceId: String? = nil,
-                    idleSignal: (any LaunchIdleSignal)? = nil) {
+                    idleSignal: (any LaunchIdleSignal)? = nil, pinsTasksToCores: Bool = true) {
             self.maxConcurrency = maxConcurrency
+            self.pinsTasksToCores = pinsTasksToCores
             self.clock = clock
             self.spanRecorder = spanRecorder
             self.traceId = traceId
@@ -66,6 +73,21 @@ public final class LaunchRunner: @unchecked Sendable {
         var spanRecorded = false
     }
 
+    /// A thread blocked in `wait`: woken through its own semaphore, and only when its
+    /// condition holds or (on the main lane) a main-lane task waits for it.
+    private final class Waiter {
+        let pumps: Bool
+        let done: () -> Bool
+        let semaphore = DispatchSemaphore(value: 0)
+        /// Set under `condition` while the thread sleeps and no wake-up has been sent.
+        var asleep = false
+
+        init(pumps: Bool, done: @escaping () -> Bool) {
+            self.pumps = pumps
+            self.done = done
+        }
+    }
+
     /// The graph being run.
     public let graph: LaunchGraph
     /// How many synchronous tasks may run at once (the main lane's included).
@@ -78,6 +100,7 @@ public final class LaunchRunner: @unchecked Sendable {
     private let clock: any VigilClock
     private let spanRecorder: (any SpanRecorder)?
     private let idleSignal: any LaunchIdleSignal
+    private let pinning: LaunchCorePinning
     private let condition = NSCondition()
     private let timeoutQueue = DispatchQueue(label: "vigil.launch.timeouts")
     private let spanQueue = DispatchQueue(label: "vigil.launch.spans")
@@ -89,6 +112,11 @@ public final class LaunchRunner: @unchecked Sendable {
     private var workerNumbers: Set<Int> = []
     private var mainPending: Int?
     private var pumpers = 0
+    private var idleWorkers = 0
+    /// Which of the pinning's cores a running task holds; empty when pinning is off.
+    private var coreTaken: [Bool]
+    private var taskCore: [Int?]
+    private var waiters: [Waiter] = []
     private var runStarted = false
     private var startInstant = MonotonicInstant(nanoseconds: 0)
     private var startWall = Date(timeIntervalSince1970: 0)
@@ -112,6 +140,9 @@ public final class LaunchRunner: @unchecked Sendable {
         rootSpanId = TraceIdentifier.spanId()
         schedule = LaunchSchedule(plan: graph.plan, slots: cores)
         timings = Array(repeating: Timing(), count: graph.plan.count)
+        pinning = LaunchCorePinning(slots: cores, enabled: options.pinsTasksToCores)
+        coreTaken = Array(repeating: false, count: pinning.slotCores.count)
+        taskCore = Array(repeating: nil, count: graph.plan.count)
         _ = LaunchRunner.markMainQueue
     }
 
@@ -229,8 +260,9 @@ public final class LaunchRunner: @unchecked Sendable {
         }
     }
 
-    /// Timestamps what the schedule reports, hands out what may start and wakes the waiters.
-    private func update() {
+    /// Timestamps what the schedule reports, hands out what may start and wakes the waiters;
+    /// `kept` queued pool tasks are left to the calling pool thread.
+    private func update(keeping kept: Int = 0) {
         let now = clock.monotonicNow()
         for notice in schedule.drainNotices() {
             switch notice {
@@ -248,7 +280,26 @@ public final class LaunchRunner: @unchecked Sendable {
             idleSignalActive = false
             idleSignal.stop()
         }
-        condition.broadcast()
+        wakeWaiters(keeping: kept)
+    }
+
+    /// Wakes only the threads that have something to do: a pool thread per queued task (all of
+    /// them once nothing runs, so they end), and a waiter whose condition now holds or, on the
+    /// main lane, that has a main-lane task to run. Every wake-up of an idle thread takes a
+    /// core from a running task for a moment, so a state change that concerns nobody wakes
+    /// nobody. Under `condition`.
+    private func wakeWaiters(keeping kept: Int) {
+        if schedule.runningCount == 0 {
+            condition.broadcast()
+        } else {
+            for _ in 0..<max(0, min(poolQueue.count - kept, idleWorkers)) { condition.signal() }
+        }
+        for waiter in waiters where waiter.asleep {
+            if (waiter.pumps && mainPending != nil) || waiter.done() {
+                waiter.asleep = false
+                waiter.semaphore.signal()
+            }
+        }
     }
 
     private func route(_ assignment: LaunchSchedule.Assignment) {
@@ -267,7 +318,7 @@ public final class LaunchRunner: @unchecked Sendable {
         case .main(let task):
             mainPending = task
             if pumpers > 0 {
-                // The waiting caller picks it up (broadcast in update()).
+                // The waiting caller picks it up (woken in wakeWaiters()).
             } else if graph.plan.specs[task].phase == .idle, idleSignalActive {
                 idleSignal.requestTurn()
             } else {
@@ -280,29 +331,37 @@ public final class LaunchRunner: @unchecked Sendable {
 
     /// Blocks until `done()` (evaluated under the lock) or the deadline; runs main-lane tasks
     /// meanwhile when called on the main thread or queue. Returns `done()`.
-    private func wait(deadline: DispatchTimeInterval, until done: () -> Bool) -> Bool {
+    private func wait(deadline: DispatchTimeInterval, until done: @escaping () -> Bool) -> Bool {
         let limit = deadline.launchMilliseconds.map {
             DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, min($0, 1e12)) * 1_000_000)
         }
         condition.lock()
         let pumps = LaunchRunner.isOnMainLane
         if pumps { pumpers += 1 }
+        let waiter = Waiter(pumps: pumps, done: done)
+        waiters.append(waiter)
         var reached = done()
         while !reached {
             if pumps, let task = mainPending {
                 mainPending = nil
                 condition.unlock()
-                execute(task, worker: "main")
+                executeOnCallingThread(task)
                 condition.lock()
-            } else if let limit {
-                let now = DispatchTime.now().uptimeNanoseconds
-                if now >= limit { break }
-                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(limit - now) / 1_000_000_000))
             } else {
-                condition.wait()
+                if let limit, DispatchTime.now().uptimeNanoseconds >= limit { break }
+                waiter.asleep = true
+                condition.unlock()
+                if let limit {
+                    _ = waiter.semaphore.wait(timeout: DispatchTime(uptimeNanoseconds: limit))
+                } else {
+                    waiter.semaphore.wait()
+                }
+                condition.lock()
+                waiter.asleep = false
             }
             reached = done()
         }
+        waiters.removeAll { $0 === waiter }
         if pumps {
             pumpers -= 1
             if pumpers == 0, mainPending != nil {
@@ -317,16 +376,24 @@ public final class LaunchRunner: @unchecked Sendable {
         condition.lock()
         while true {
             if !poolQueue.isEmpty {
-                let task = poolQueue.removeFirst()
+                var next: Int? = poolQueue.removeFirst()
                 condition.unlock()
-                execute(task, worker: "pool-\(number)")
+                // A worker that finishes a task takes the next queued one itself, so the task
+                // starts on a core that is free instead of waking a thread onto a busy one.
+                var core: Int?
+                while let task = next {
+                    (next, core) = execute(task, worker: "pool-\(number)", takingNext: true, pinnedCore: core)
+                }
+                if core != nil, let allowed = pinning.allowed { LaunchCorePinning.confine(to: allowed) }
                 condition.lock()
                 continue
             }
             // With nothing running, work can only come from a phase that has not begun; the
             // next dispatch starts new threads then.
             if schedule.runningCount == 0 { break }
+            idleWorkers += 1
             condition.wait()
+            idleWorkers -= 1
         }
         workerNumbers.remove(number)
         condition.unlock()
@@ -341,7 +408,7 @@ public final class LaunchRunner: @unchecked Sendable {
         }
         mainPending = nil
         condition.unlock()
-        execute(task, worker: "main")
+        executeOnCallingThread(task)
     }
 
     /// One idle moment of the main run loop: begins the idle phase and runs one main-lane task.
@@ -355,7 +422,7 @@ public final class LaunchRunner: @unchecked Sendable {
         if LaunchRunner.isOnMainLane, let task = mainPending {
             mainPending = nil
             condition.unlock()
-            execute(task, worker: "main")
+            executeOnCallingThread(task)
             condition.lock()
         }
         if idleSignalActive, schedule.isSettled(.idle) {
@@ -369,9 +436,21 @@ public final class LaunchRunner: @unchecked Sendable {
 
     // MARK: - Execution
 
-    /// Runs a synchronous task on the current thread.
-    private func execute(_ task: Int, worker: String) {
-        begin(task, worker: worker)
+    /// Runs a main-lane task on the calling thread, which keeps its own cores afterwards.
+    private func executeOnCallingThread(_ task: Int) {
+        let saved = pinning.isActive ? LaunchCorePinning.currentCores() : nil
+        let (_, core) = execute(task, worker: "main")
+        if core != nil, let saved { LaunchCorePinning.confine(to: saved) }
+    }
+
+    /// Runs a synchronous task on the current thread, bound to a free core of its own when
+    /// pinning is on (`pinnedCore`: the core the thread is bound to already). Returns the pool
+    /// task this thread takes on next (with `takingNext`, if one is queued) and the core the
+    /// thread is bound to now.
+    private func execute(_ task: Int, worker: String, takingNext: Bool = false,
+                         pinnedCore: Int? = nil) -> (next: Int?, pinnedCore: Int?) {
+        let core = begin(task, worker: worker, preferring: pinnedCore)
+        if let core, core != pinnedCore { LaunchCorePinning.confine(to: .single(pinning.slotCores[core])) }
         let failure: String?
         do {
             switch graph.tasks[task].work {
@@ -386,7 +465,7 @@ public final class LaunchRunner: @unchecked Sendable {
         } catch {
             failure = LaunchRunner.describe(error)
         }
-        complete(task, failure: failure)
+        return (complete(task, failure: failure, takingNext: takingNext), core ?? pinnedCore)
     }
 
     private func executeSuspending(_ task: Int) async {
@@ -402,10 +481,25 @@ public final class LaunchRunner: @unchecked Sendable {
         complete(task, failure: failure)
     }
 
-    private func begin(_ task: Int, worker: String) {
+    /// Stamps a task's start; for a synchronous task under pinning, takes a free core
+    /// (`preferred` when free) and returns its index in the pinning's cores.
+    @discardableResult
+    private func begin(_ task: Int, worker: String, preferring preferred: Int? = nil) -> Int? {
         let onMainThread = Thread.isMainThread
         condition.lock()
         defer { condition.unlock() }
+        var core: Int?
+        if pinning.isActive, !graph.plan.specs[task].suspends {
+            if let preferred, !coreTaken[preferred] {
+                core = preferred
+            } else {
+                core = coreTaken.firstIndex(of: false)
+            }
+            if let core {
+                coreTaken[core] = true
+                taskCore[task] = core
+            }
+        }
         timings[task].start = clock.monotonicNow()
         timings[task].worker = worker
         timings[task].onMainThread = onMainThread
@@ -414,18 +508,27 @@ public final class LaunchRunner: @unchecked Sendable {
                 self?.timeOut(task, limitMs: timeout)
             }
         }
+        return core
     }
 
-    private func complete(_ task: Int, failure: String?) {
+    /// Records a task's end and hands out what may start; with `takingNext` (a pool thread),
+    /// removes and returns the first queued pool task for the calling thread.
+    @discardableResult
+    private func complete(_ task: Int, failure: String?, takingNext: Bool = false) -> Int? {
         condition.lock()
         defer { condition.unlock() }
         let now = clock.monotonicNow()
+        if let core = taskCore[task] {
+            coreTaken[core] = false
+            taskCore[task] = nil
+        }
         timings[task].end = now
         if timings[task].settled == nil { timings[task].settled = now }
         schedule.finish(task, failure: failure)
         asyncTasks[task] = nil
         recordSpan(task)
-        update()
+        update(keeping: takingNext ? 1 : 0)
+        return takingNext && !poolQueue.isEmpty ? poolQueue.removeFirst() : nil
     }
 
     private func timeOut(_ task: Int, limitMs: Double) {
