@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Launch orchestration: a synthetic 60-task launch run serially on the main thread (today's
-# didFinishLaunching), with LaunchRunner, and against the makespan lower bound — all three in
-# the same process, alternating, with repetitions; medians and ratios go to
+# didFinishLaunching), with LaunchRunner, and with LaunchRunner without core pinning (for
+# comparison), against the makespan lower bound — all in the same process, alternating, with
+# repetitions; medians and ratios go to
 # bench-results/launch.json (goal: runner ≤ 1.10 × lower bound). The graph itself is written to
 # bench-results/launch-graph.json for `vigil launch simulate`.
 #   LAUNCH_BENCH_REPETITIONS=N   repetitions after one warm-up (default 9)

@@ -5,8 +5,9 @@ import VigilLaunch
 
 /// `vigil-bench launch`: a synthetic 60-task launch (CPU-bound and waiting initialisers with
 /// app-like dependencies) run three ways in the same process, repetition after repetition:
-/// serially on the main thread (today's `didFinishLaunching`), with `LaunchRunner`, and as the
-/// lower bound computed from the serial run's own per-task times. Writes
+/// serially on the main thread (today's `didFinishLaunching`), with `LaunchRunner`, and with
+/// `LaunchRunner` without core pinning; all compared with the lower bound computed from the
+/// serial run's own per-task times. Writes
 /// `bench-results/launch.json`.
 enum LaunchBenchmark: Command {
     static let name = "launch"
@@ -14,8 +15,9 @@ enum LaunchBenchmark: Command {
     static let usage = """
         usage: vigil-bench launch [--repetitions N] [--scale X] [--output FILE] [--graph-output FILE]
 
-        Runs the synthetic 60-task launch graph serially and with the runner, alternating, N times
-        (default 9, after one warm-up), and compares the medians with the lower bound
+        Runs the synthetic 60-task launch graph serially, with the runner, and with the runner
+        without core pinning (for comparison), alternating, N times (default 9, after one
+        warm-up), and compares the medians with the lower bound
         max(critical path, core work / cores, main lane) computed from each serial run's per-task
         times. --scale multiplies every duration (default 1). --graph-output writes the graph in
         the `vigil launch simulate` format.
@@ -50,8 +52,15 @@ enum LaunchBenchmark: Command {
             let serialFirst = index % 2 == 0
             var serial: (totalMs: Double, tasksMs: [Double]) = (0, [])
             var runner: (makespanMs: Double, tasksMs: [Double]) = (0, [])
+            var unpinned: (makespanMs: Double, tasksMs: [Double]) = (0, [])
             if serialFirst { serial = runSerially(file) }
-            runner = try runWithRunner(file, cores: cores)
+            if index % 4 < 2 {
+                runner = try runWithRunner(file, cores: cores, pinned: true)
+                unpinned = try runWithRunner(file, cores: cores, pinned: false)
+            } else {
+                unpinned = try runWithRunner(file, cores: cores, pinned: false)
+                runner = try runWithRunner(file, cores: cores, pinned: true)
+            }
             if !serialFirst { serial = runSerially(file) }
             let bound = LaunchAnalysis(plan: plan, durationsMs: serial.tasksMs, cores: cores)
             let boundFromRunner = LaunchAnalysis(plan: plan, durationsMs: runner.tasksMs, cores: cores)
@@ -62,6 +71,7 @@ enum LaunchBenchmark: Command {
             let stretch = computeIndices.map { serial.tasksMs[$0] }.reduce(0, +)
                 / max(0.001, computeIndices.map { file.tasks[$0].durationMs }.reduce(0, +))
             let repetition = Repetition(serialMs: serial.totalMs, runnerMs: runner.makespanMs,
+                                        unpinnedRunnerMs: unpinned.makespanMs,
                                         serialComputeStretch: stretch,
                                         lowerBoundMs: bound.lowerBoundMs, boundedBy: bound.boundedBy,
                                         criticalPathMs: bound.criticalPathMs,
@@ -73,7 +83,7 @@ enum LaunchBenchmark: Command {
             }
             runs.append(repetition)
             log("launch: repetition \(index)/\(repetitions): serial \(ms(repetition.serialMs)) ms, runner "
-                + "\(ms(repetition.runnerMs)) ms, lower bound \(ms(repetition.lowerBoundMs)) ms → "
+                + "\(ms(repetition.runnerMs)) ms (unpinned \(ms(repetition.unpinnedRunnerMs)) ms), lower bound \(ms(repetition.lowerBoundMs)) ms → "
                 + String(format: "%.3f", repetition.runnerMs / repetition.lowerBoundMs) + "× the bound")
         }
 
@@ -81,6 +91,7 @@ enum LaunchBenchmark: Command {
         let runnerMs = median(runs.map(\.runnerMs))
         let lowerBoundMs = median(runs.map(\.lowerBoundMs))
         let overBound = median(runs.map { $0.runnerMs / $0.lowerBoundMs })
+        let unpinnedOverBound = median(runs.map { $0.unpinnedRunnerMs / $0.lowerBoundMs })
         let speedup = median(runs.map { $0.serialMs / $0.runnerMs })
         let allowed = median(runs.map { $0.serialMs / $0.lowerBoundMs })
         let tolerance = 1.10
@@ -93,8 +104,9 @@ enum LaunchBenchmark: Command {
         let result: [String: Any] = [
             "suite": "launch",
             "description": "60 launch tasks (CPU-bound and awaiting, app-like dependencies, a serial storage lane "
-                + "and a main lane) run serially on the main thread (today's didFinishLaunching) and with "
-                + "LaunchRunner, alternating, in one process; the lower bound is max(critical path, core work / "
+                + "and a main lane) run serially on the main thread (today's didFinishLaunching), with "
+                + "LaunchRunner, and with LaunchRunner without core pinning (unpinned*, for comparison), "
+                + "alternating, in one process; the lower bound is max(critical path, core work / "
                 + "cores, main lane) from each serial run's per-task times",
             "cores": cores,
             "repetitions": runs.count,
@@ -109,11 +121,13 @@ enum LaunchBenchmark: Command {
             ] as [String: Any],
             "serialMs": round(serialMs),
             "runnerMs": round(runnerMs),
+            "unpinnedRunnerMs": round(median(runs.map(\.unpinnedRunnerMs))),
             "lowerBoundMs": round(lowerBoundMs),
             "simulatedMs": round(median(runs.map(\.simulatedMs))),
             "lowerBoundFromRunnerTimesMs": round(median(runs.map(\.lowerBoundFromRunnerTimesMs))),
             "ratios": [
                 "runnerOverLowerBound": round(overBound, places: 4),
+                "unpinnedRunnerOverLowerBound": round(unpinnedOverBound, places: 4),
                 "speedupOverSerial": round(speedup, places: 4),
                 "speedupTheGraphAllows": round(allowed, places: 4),
             ],
@@ -132,7 +146,8 @@ enum LaunchBenchmark: Command {
         ]
         try ResultFile.write(result, to: output)
         log("launch: serial \(ms(serialMs)) ms, runner \(ms(runnerMs)) ms, lower bound \(ms(lowerBoundMs)) ms; "
-            + "runner/bound " + String(format: "%.3f", overBound) + " (goal ≤ 1.10), speed-up "
+            + "runner/bound " + String(format: "%.3f", overBound) + " (goal ≤ 1.10; unpinned "
+            + String(format: "%.3f", unpinnedOverBound) + "), speed-up "
             + String(format: "%.2f", speedup) + "× of " + String(format: "%.2f", allowed) + "× possible → "
             + (withinBound && fastEnough ? "goal met" : "goal NOT met") + "; wrote \(output)")
         if !quiet {
@@ -232,9 +247,10 @@ enum LaunchBenchmark: Command {
 
     /// The same tasks through `LaunchRunner`, called from this (the main) thread until the
     /// first frame.
-    private static func runWithRunner(_ file: LaunchGraphFile, cores: Int) throws -> (makespanMs: Double, tasksMs: [Double]) {
+    private static func runWithRunner(_ file: LaunchGraphFile, cores: Int,
+                                      pinned: Bool) throws -> (makespanMs: Double, tasksMs: [Double]) {
         let graph = try LaunchRehearsal.graph(file)
-        let runner = LaunchRunner(graph: graph, options: .init(maxConcurrency: cores))
+        let runner = LaunchRunner(graph: graph, options: .init(maxConcurrency: cores, pinsTasksToCores: pinned))
         let result = runner.run(until: .firstFrame, deadline: .seconds(120))
         guard result.reachedMilestone, result.failed.isEmpty else {
             throw BenchError("the runner did not finish the launch: unfinished \(result.unfinished), failed \(result.failed)")
@@ -247,6 +263,7 @@ enum LaunchBenchmark: Command {
     private struct Repetition {
         var serialMs: Double
         var runnerMs: Double
+        var unpinnedRunnerMs: Double
         var serialComputeStretch: Double
         var lowerBoundMs: Double
         var boundedBy: String
@@ -255,7 +272,8 @@ enum LaunchBenchmark: Command {
         var simulatedMs: Double
 
         var json: [String: Any] {
-            ["serialMs": round(serialMs), "runnerMs": round(runnerMs), "lowerBoundMs": round(lowerBoundMs),
+            ["serialMs": round(serialMs), "runnerMs": round(runnerMs), "unpinnedRunnerMs": round(unpinnedRunnerMs),
+             "lowerBoundMs": round(lowerBoundMs),
              "serialComputeStretch": round(serialComputeStretch, places: 3),
              "boundedBy": boundedBy, "criticalPathMs": round(criticalPathMs),
              "lowerBoundFromRunnerTimesMs": round(lowerBoundFromRunnerTimesMs), "simulatedMs": round(simulatedMs),
