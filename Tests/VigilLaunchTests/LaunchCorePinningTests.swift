@@ -7,6 +7,19 @@ extension RealThreads {
     struct LaunchCorePinningTests {
         init() { MainQueueProbe.install() }
 
+        /// Independent tasks that each burn 1 ms of CPU inside `ledger`: `pool` on the pool,
+        /// `mainLane` on the main lane.
+        static func burningGraph(pool: Int, mainLane: Int, ledger: CoreLedger) throws -> LaunchGraph {
+            try LaunchGraph {
+                for index in 0..<pool {
+                    LaunchTask("bg-\(index)") { ledger.run { LaunchRehearsal.burnCPU(milliseconds: 1) } }
+                }
+                for index in 0..<mainLane {
+                    LaunchTask("ui-\(index)", lane: .main) { ledger.run { LaunchRehearsal.burnCPU(milliseconds: 1) } }
+                }
+            }
+        }
+
         @Test("a core set lists its cores, and a single-core set holds exactly one")
         func coreSets() {
             #expect(LaunchCorePinning.CoreSet.single(0).cores == [0])
@@ -55,14 +68,7 @@ extension RealThreads {
         @Test("pinned, every running synchronous task holds a core no other running task holds, and the caller gets its cores back")
         func tasksOwnTheirCores() async throws {
             let ledger = CoreLedger()
-            let graph = try LaunchGraph {
-                for index in 0..<12 {
-                    LaunchTask("bg-\(index)") { ledger.run { LaunchRehearsal.burnCPU(milliseconds: 1) } }
-                }
-                for index in 0..<4 {
-                    LaunchTask("ui-\(index)", lane: .main) { ledger.run { LaunchRehearsal.burnCPU(milliseconds: 1) } }
-                }
-            }
+            let graph = try Self.burningGraph(pool: 12, mainLane: 4, ledger: ledger)
             let runner = LaunchRunner(graph: graph)
             let pinned = LaunchCorePinning(slots: runner.cores, enabled: true).isActive
             let (result, before, after) = await onMainQueue {
@@ -83,11 +89,7 @@ extension RealThreads {
         @Test("with pinning turned off, tasks keep every core their thread may use")
         func pinningOff() async throws {
             let ledger = CoreLedger()
-            let graph = try LaunchGraph {
-                for index in 0..<4 {
-                    LaunchTask("bg-\(index)") { ledger.run { LaunchRehearsal.burnCPU(milliseconds: 1) } }
-                }
-            }
+            let graph = try Self.burningGraph(pool: 4, mainLane: 0, ledger: ledger)
             let runner = LaunchRunner(graph: graph, options: .init(pinsTasksToCores: false))
             let result = await onThread { runner.run(until: .firstFrame, deadline: .seconds(30)) }
             #expect(result.reachedMilestone)

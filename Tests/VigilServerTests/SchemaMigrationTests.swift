@@ -18,15 +18,24 @@ extension BothStores {
             }
         }
 
+        /// A store of `kind` at the current version holding three processed hang events, the
+        /// place it lives and what went in; `directory` must outlive it.
+        static func storeWithHangs(_ kind: StoreKind, in directory: TemporaryDirectory) throws
+            -> (location: DatabaseLocation, store: ServerStore, project: Project, events: [Event]) {
+            let location = try kind.freshLocation(in: directory)
+            let store = try ServerStore.open(location)
+            let (project, _) = try store.createProject(name: "shop")
+            let events = (0..<3).map { ProcessingTests.hang(index: $0) }
+            try ProcessingTests.ingest(store, project, events)
+            try ProcessingTests.makeProcessor(store).drain()
+            return (location, store, project, events)
+        }
+
         @Test("a version-1 database with events moves to version 2: the issue index keeps only events with an issue",
               arguments: StoreKind.allCases)
         func versionOneToTwo(kind: StoreKind) throws {
             let directory = try TemporaryDirectory(prefix: "migration")
-            let location = try kind.freshLocation(in: directory)
-            let old = try ServerStore.open(location)
-            let (project, _) = try old.createProject(name: "shop")
-            try ProcessingTests.ingest(old, project, (0..<3).map { ProcessingTests.hang(index: $0) })
-            try ProcessingTests.makeProcessor(old).drain()
+            let (location, old, project, _) = try Self.storeWithHangs(kind, in: directory)
             // Back to what version 1 left: the full index, the version row gone.
             try old.database.write { connection in
                 try connection.execute("DROP INDEX apm_event_issue")
@@ -61,12 +70,7 @@ extension BothStores {
               arguments: StoreKind.allCases)
         func versionTwoToThree(kind: StoreKind) throws {
             let directory = try TemporaryDirectory(prefix: "migration")
-            let location = try kind.freshLocation(in: directory)
-            let old = try ServerStore.open(location)
-            let (project, _) = try old.createProject(name: "shop")
-            let events = (0..<3).map { ProcessingTests.hang(index: $0) }
-            try ProcessingTests.ingest(old, project, events)
-            try ProcessingTests.makeProcessor(old).drain()
+            let (location, old, project, events) = try Self.storeWithHangs(kind, in: directory)
             let postgres = old.dialect == .postgres
             if postgres { #expect(try Self.localeCollatedColumns(old).isEmpty) }
             // Back to what version 2 left: the database's own collation, pglz, the version row gone.
