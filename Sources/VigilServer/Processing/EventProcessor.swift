@@ -149,8 +149,7 @@ public final class EventProcessor: Sendable {
         } catch {
             metrics.recordProcessingFailure()
             log("processing at ingest failed, the events wait for the workers: \(error)")
-            let receivedAt = Date(timeIntervalSince1970: Double(item.receivedAt) / 1000)
-            return (try store.insertEvents(projectID: item.projectID, item.records, receivedAt: receivedAt), 0)
+            return (try store.insertEvents(projectID: item.projectID, item.records, receivedAt: ServerStore.date(item.receivedAt)), 0)
         }
         let lag = Double(processedAt - item.receivedAt) / 1000
         if !stored.isEmpty { metrics.recordProcessed(lags: Array(repeating: lag, count: stored.count)) }
