@@ -61,11 +61,13 @@ final class GroupCommitQueue<Item, Output>: @unchecked Sendable {
     /// The state the committer thread shares with the callers; the thread holds this, not the
     /// queue, so that releasing the queue stops it.
     private final class Core: @unchecked Sendable {
-        /// An item waiting, and what its commit gave (guarded by ``condition``).
+        /// An item waiting, and what its commit gave: set by the committer, which then signals
+        /// `done` — the one thread that waits on it.
         final class Entry {
             let item: Item
             let commit: Commit
             var result: Result<Output, any Error>?
+            let done = DispatchSemaphore(value: 0)
 
             init(item: Item, commit: @escaping Commit) {
                 self.item = item
@@ -73,6 +75,7 @@ final class GroupCommitQueue<Item, Output>: @unchecked Sendable {
             }
         }
 
+        /// Guards the state below; only the committer thread waits on it.
         private let condition = NSCondition()
         private var waiting: [Entry] = []
         private var stopping = false
@@ -110,10 +113,11 @@ final class GroupCommitQueue<Item, Output>: @unchecked Sendable {
                 throw GroupCommitError(message: "the queue is stopped")
             }
             waiting.append(entry)
-            condition.broadcast()
-            while entry.result == nil { condition.wait() }
+            condition.signal()
             condition.unlock()
-            // Set by the committer, under the lock.
+            // A caller wakes only for its own result, not for every arrival and commit.
+            entry.done.wait()
+            // Set by the committer before it signalled `done`.
             switch entry.result {
             case .success(let output): return output
             case .failure(let error): throw error
@@ -134,12 +138,13 @@ final class GroupCommitQueue<Item, Output>: @unchecked Sendable {
                 waiting.removeFirst(group.count)
                 condition.unlock()
                 let results = Self.commit(group.map(\.item), with: group[0].commit)
+                for (member, result) in zip(group, results) {
+                    member.result = result
+                    member.done.signal()
+                }
                 condition.lock()
-                for (member, result) in zip(group, results) { member.result = result }
-                condition.broadcast()
             }
             running = false
-            condition.broadcast()
             condition.unlock()
         }
 
