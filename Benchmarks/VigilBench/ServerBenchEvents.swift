@@ -1,5 +1,6 @@
 import Foundation
 import VigilCore
+import VigilServer
 
 /// Batches of realistic events for the server benchmark: one template batch encoded once, then
 /// copied per request with fresh ids and times written over the template's (fixed-width) bytes,
@@ -130,5 +131,52 @@ struct ServerBenchEvents {
             for (index, byte) in stamp.enumerated() { copy[offset + index] = byte }
         }
         return Data(copy)
+    }
+}
+
+/// Every client's request bodies, made (and gzipped) before the load starts, so that during
+/// the measured seconds the load generator only sends: the clients share the server's two
+/// cores, and making a body costs about a tenth of what the server spends on it. A client
+/// that sends more requests than were made makes the rest as it goes.
+///
+/// The same bodies serve both databases (each side is a new project in a database of its
+/// own). Their events are stamped with the time they were made, a minute or two before they
+/// are sent — what an app's delayed upload carries.
+final class PreparedBodies: @unchecked Sendable {
+    private let events: ServerBenchEvents
+    private let gzip: Bool
+    /// `bodies[client][sequence - 1]`.
+    private let bodies: [[Data]]
+
+    /// `perClient` bodies for each of `clients`, made on every core.
+    init(events: ServerBenchEvents, clients: Int, perClient: Int, gzip: Bool) {
+        self.events = events
+        self.gzip = gzip
+        let lock = NSLock()
+        nonisolated(unsafe) var made = Array(repeating: [Data](), count: clients)
+        let now = Date()
+        DispatchQueue.concurrentPerform(iterations: clients) { client in
+            let mine = (1...max(1, perClient)).map { sequence in
+                Self.body(events, client: client, sequence: sequence, now: now, gzip: gzip)
+            }
+            lock.lock()
+            made[client] = mine
+            lock.unlock()
+        }
+        bodies = made
+    }
+
+    /// Client `client`'s body number `sequence` (from 1): made in advance, or now.
+    func body(client: Int, sequence: Int) -> Data {
+        if client < bodies.count, sequence >= 1, sequence <= bodies[client].count { return bodies[client][sequence - 1] }
+        return Self.body(events, client: client, sequence: sequence, now: Date(), gzip: gzip)
+    }
+
+    /// Bytes held, for the log.
+    var totalBytes: Int { bodies.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } } }
+
+    private static func body(_ events: ServerBenchEvents, client: Int, sequence: Int, now: Date, gzip: Bool) -> Data {
+        let body = events.batch(client: client, sequence: sequence, now: now)
+        return gzip ? ((try? GzipDeflater.compress(body, level: 1)) ?? body) : body
     }
 }

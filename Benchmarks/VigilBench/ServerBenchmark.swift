@@ -15,7 +15,8 @@ enum ServerBenchmark: Command {
     static let summary = "ingest throughput, latency, RSS and processing lag on SQLite and PostgreSQL"
     static let usage = """
         usage: vigil-bench server [--postgres URL [--postgres-data DIR]] [--seconds N] [--clients N] [--batch N]
-                                  [--no-gzip] [--process-at-ingest on|off] [--server-threads N] [--handler-nice N] [--vigil PATH] [--output FILE] [--work-dir DIR]
+                                  [--no-gzip] [--postgres-only] [--process-at-ingest on|off] [--server-threads N] [--handler-nice N] [--vigil PATH] [--output FILE] [--work-dir DIR]
+                                  [--latency-log PREFIX]
 
         Starts `vigil serve` (from --vigil, or beside this binary) on a fresh SQLite file, then on the
         PostgreSQL database --postgres (skipped without it), and drives each with N clients (default 8)
@@ -26,6 +27,9 @@ enum ServerBenchmark: Command {
         --server-threads sets its HTTP threads (default 8, one per client), --handler-nice their nice value (the
         server's default unless given). CPU per event is read from /proc for the
         server, the client and (with --postgres-data, the cluster's data directory) PostgreSQL.
+        --postgres-only skips the SQLite side (for comparing PostgreSQL runs; the goals need both).
+        --latency-log writes PREFIX-sqlite.tsv and PREFIX-postgres.tsv: one line per request (client,
+        start ms since the load began, latency ms), to see when the slow requests happen.
         Goals: ≥ 20,000 events/s on SQLite, p99 < 100 ms, processing lag p95 < 2 s.
         """
 
@@ -59,9 +63,9 @@ enum ServerBenchmark: Command {
 
     static func run(_ words: [String]) throws -> Int32 {
         let valued: Set<String> = ["postgres", "postgres-data", "seconds", "clients", "batch", "vigil", "output", "work-dir",
-                                   "process-at-ingest", "server-threads", "handler-nice"]
+                                   "process-at-ingest", "server-threads", "handler-nice", "latency-log"]
         let arguments = try Arguments(words, valued: valued)
-        let unknown = arguments.unknown(allowedFlags: ["no-gzip"], allowedValues: valued)
+        let unknown = arguments.unknown(allowedFlags: ["no-gzip", "postgres-only"], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
         let seconds = try arguments.number("seconds", default: 60.0)
         let clients = try arguments.number("clients", default: 8)
@@ -91,41 +95,56 @@ enum ServerBenchmark: Command {
         log(String(format: "server: decoding %.1f µs/event (tape) vs %.1f µs/event (JSONDecoder): %.2f× faster",
                    decoder.tape, decoder.foundation, decoder.foundation / decoder.tape))
 
-        var sides: [SideResult] = []
-        sides.append(try runSide(.sqlite(path: work.appendingPathComponent("bench.sqlite").path), vigil: vigil, work: work,
-                                 events: events, seconds: seconds, clients: clients, gzip: gzip, serveArguments: serveArguments))
+        // Enough for ~40 requests per client and second (above the SQLite side's rate), made once for both sides.
+        let perClient = Int((seconds * 40).rounded(.up))
+        let madeStart = Date()
+        let bodies = PreparedBodies(events: events, clients: clients, perClient: perClient, gzip: gzip)
+        log(String(format: "server: made %d request bodies per client in %.1f s (%.0f MB)", perClient,
+                   Date().timeIntervalSince(madeStart), Double(bodies.totalBytes) / 1_048_576))
+        let postgresOnly = arguments.flag("postgres-only")
+        guard !postgresOnly || arguments.value("postgres") != nil else { throw UsageError("--postgres-only needs --postgres URL") }
+        var sqlite: SideResult?
+        if !postgresOnly {
+            sqlite = try runSide(.sqlite(path: work.appendingPathComponent("bench.sqlite").path), vigil: vigil, work: work,
+                                 events: events, bodies: bodies, seconds: seconds, clients: clients, gzip: gzip,
+                                 serveArguments: serveArguments, latencyLog: arguments.value("latency-log").map { $0 + "-sqlite.tsv" })
+        }
+        var postgres: SideResult?
         if let url = arguments.value("postgres") {
             let postmaster = arguments.value("postgres-data").flatMap(ServerBenchCPU.postmasterPID(dataDirectory:))
-            sides.append(try runSide(.postgres(url: url), vigil: vigil, work: work, events: events, seconds: seconds,
-                                     clients: clients, gzip: gzip, databasePID: postmaster, serveArguments: serveArguments))
+            postgres = try runSide(.postgres(url: url), vigil: vigil, work: work, events: events, bodies: bodies, seconds: seconds,
+                                   clients: clients, gzip: gzip, databasePID: postmaster, serveArguments: serveArguments,
+                                   latencyLog: arguments.value("latency-log").map { $0 + "-postgres.tsv" })
         } else {
             log("server: no --postgres URL; PostgreSQL side skipped")
         }
-        let sqlite = sides[0]
-        let postgres = sides.count > 1 ? sides[1] : nil
         var result: [String: Any] = [
             "suite": "server",
             "config": ["seconds": seconds, "clients": clients, "batch": batchSize, "gzip": gzip,
                        "cores": ProcessInfo.processInfo.activeProcessorCount, "templateBytes": events.template.count,
                        "processAtIngest": arguments.value("process-at-ingest") ?? "on", "serverThreads": serverThreads,
-                       "handlerNice": arguments.value("handler-nice") ?? "default"] as [String: Any],
-            "sqlite": try dictionary(sqlite),
+                       "handlerNice": arguments.value("handler-nice") ?? "default",
+                       "bodiesMadeBeforeLoadPerClient": perClient] as [String: Any],
             "decoder": ["tapeMicrosecondsPerEvent": decoder.tape, "jsonDecoderMicrosecondsPerEvent": decoder.foundation,
                         "speedup": decoder.foundation / decoder.tape],
             // 20,000 events/s on 2 cores leave 100 µs of CPU per event for ingest and processing.
             "goals": ["sqliteEventsPerSecond": 20_000, "p99Ms": 100, "processingLagP95Ms": 2_000,
                       "serverCPUMicrosecondsPerEvent": 100],
         ]
-        var met: [String: Bool] = [
-            "sqliteEventsPerSecond": sqlite.eventsPerSecond >= 20_000,
-            "sqliteP99": sqlite.p99Ms < 100,
-            "sqliteLagP95": (sqlite.processingLagP95Ms ?? .infinity) < 2_000,
-            "sqliteServerCPU": sqlite.serverCPUMicrosecondsPerEvent <= 100,
-        ]
+        var met: [String: Bool] = [:]
+        if let sqlite {
+            result["sqlite"] = try dictionary(sqlite)
+            met["sqliteEventsPerSecond"] = sqlite.eventsPerSecond >= 20_000
+            met["sqliteP99"] = sqlite.p99Ms < 100
+            met["sqliteLagP95"] = (sqlite.processingLagP95Ms ?? .infinity) < 2_000
+            met["sqliteServerCPU"] = sqlite.serverCPUMicrosecondsPerEvent <= 100
+        }
         if let postgres {
             result["postgres"] = try dictionary(postgres)
-            result["ratios"] = ["postgresToSqliteEventsPerSecond": postgres.eventsPerSecond / max(sqlite.eventsPerSecond, 1),
-                                "postgresToSqliteP99": postgres.p99Ms / max(sqlite.p99Ms, 0.001)]
+            if let sqlite {
+                result["ratios"] = ["postgresToSqliteEventsPerSecond": postgres.eventsPerSecond / max(sqlite.eventsPerSecond, 1),
+                                    "postgresToSqliteP99": postgres.p99Ms / max(sqlite.p99Ms, 0.001)]
+            }
             met["postgresP99"] = postgres.p99Ms < 100
             met["postgresLagP95"] = (postgres.processingLagP95Ms ?? .infinity) < 2_000
         }
@@ -139,8 +158,10 @@ enum ServerBenchmark: Command {
 
     // MARK: One side
 
-    static func runSide(_ location: DatabaseLocation, vigil: String, work: URL, events: ServerBenchEvents, seconds: Double,
-                        clients: Int, gzip: Bool, databasePID: Int32? = nil, serveArguments: [String] = []) throws -> SideResult {
+    static func runSide(_ location: DatabaseLocation, vigil: String, work: URL, events: ServerBenchEvents, bodies: PreparedBodies,
+                        seconds: Double,
+                        clients: Int, gzip: Bool, databasePID: Int32? = nil, serveArguments: [String] = [],
+                        latencyLog: String? = nil) throws -> SideResult {
         let label = location.description.hasPrefix("sqlite") ? "sqlite" : "postgres"
         // The project is made here, so its key is known without parsing the server's banner.
         let store = try ServerStore.open(location, connections: 2)
@@ -179,6 +200,7 @@ enum ServerBenchmark: Command {
             Thread.detachNewThread {
                 defer { finished.leave() }
             var latencies: [Double] = []
+            var starts: [Double] = []
             var failures = 0
             var sequence = 0
             guard let connection = try? ServerLoadClient(port: port) else { results.add(latencies: [], failures: 1, events: 0); return }
@@ -187,14 +209,15 @@ enum ServerBenchmark: Command {
             var sent = 0
             while DispatchTime.now().uptimeNanoseconds < deadline {
                 sequence += 1
-                var body = events.batch(client: client, sequence: sequence)
-                if gzip { body = (try? GzipDeflater.compress(body, level: 1)) ?? body }
+                let body = bodies.body(client: client, sequence: sequence)
                 let begin = DispatchTime.now().uptimeNanoseconds
                 let answer = try? connection.send(method: "POST", path: "/api/v1/events", headers: headers, body: body)
                 latencies.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e6)
+                starts.append(Double(begin - started) / 1e6)
                 if answer?.status == 200 { sent += events.idOffsets.count } else { failures += 1 }
             }
             results.add(latencies: latencies, failures: failures, events: sent)
+            results.addTimeline(client: client, starts: starts, latencies: latencies)
             }
         }
         finished.wait()
@@ -218,6 +241,7 @@ enum ServerBenchmark: Command {
         rss.stop()
         let lags = try lagPercentiles(reader, projectID: project.id)
         let (latencies, failures, sentEvents) = results.snapshot()
+        if let latencyLog { try results.timelineText().write(toFile: latencyLog, atomically: true, encoding: .utf8) }
         let sorted = latencies.sorted()
         func percentile(_ q: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * q))] }
         let side = SideResult(database: label, seconds: elapsed, requests: latencies.count, failedRequests: failures, events: sentEvents,
@@ -325,6 +349,20 @@ private final class LoadResults: @unchecked Sendable {
         latencies += more
         failures += moreFailures
         events += moreEvents
+    }
+
+    private var timeline: [(client: Int, start: Double, latency: Double)] = []
+
+    func addTimeline(client: Int, starts: [Double], latencies: [Double]) {
+        lock.lock(); defer { lock.unlock() }
+        for (start, latency) in zip(starts, latencies) { timeline.append((client, start, latency)) }
+    }
+
+    /// One line per request, by start time: client, start (ms since the load began), latency (ms).
+    func timelineText() -> String {
+        lock.lock(); defer { lock.unlock() }
+        return timeline.sorted { $0.start < $1.start }
+            .map { String(format: "%d\t%.3f\t%.3f\n", $0.client, $0.start, $0.latency) }.joined()
     }
 
     func snapshot() -> ([Double], Int, Int) {
