@@ -56,6 +56,48 @@ extension BothStores {
             #expect(found.allSatisfy { $0["n"].isNull })
         }
 
+        @Test("bulk row inserts (COPY on PostgreSQL) keep tabs, newlines, backslashes and NULLs; a stored key fails them",
+              arguments: StoreKind.allCases)
+        func bulkInsertRows(kind: StoreKind) throws {
+            let directory = try TemporaryDirectory(prefix: "store")
+            let store = try kind.makeStore(in: directory)
+            defer { store.database.close() }
+            let blobType = store.dialect.blob
+            let awkward = "tab\there\nnew line\r\\N not null \\ back\\slash {\"json\": \"a\\u0000b\"} 🚀"
+            let columns = ["i", "r", "t", "b", "n"]
+            var values: [SQLValue] = []
+            for index in 0..<250 {
+                values += [.integer(Int64(index)), .real(index == 1 ? -1.5e-7 : Double(index) / 4), .text(index == 0 ? "" : awkward),
+                           .blob(Data([UInt8(index & 0xFF), 0, 0x5C, 0x09])), .null]
+            }
+            let found = try store.database.write { connection -> [SQLRow] in
+                try connection.execute("CREATE TABLE bulk (i BIGINT PRIMARY KEY, r DOUBLE PRECISION, t TEXT, b \(blobType), n TEXT)")
+                #expect(try connection.insertRows(into: "bulk", columns: columns, values: values) == 250)
+                return try connection.query("SELECT i, r, t, b, n FROM bulk ORDER BY i", [])
+            }
+            #expect(found.count == 250)
+            #expect(found[0]["t"].string == "")
+            #expect(found[1]["r"].double == -1.5e-7)
+            #expect(found[249]["t"].string == awkward)
+            #expect(found[249]["b"].data == Data([249, 0, 0x5C, 0x09]))
+            #expect(found.allSatisfy { $0["n"].isNull })
+            // Row 7 again: the whole call fails as a unique violation, and the transaction rolls back.
+            let again: [SQLValue] = [.integer(1_000), .real(0), .text("new"), .null, .null,
+                                     .integer(7), .real(0), .text("duplicate"), .null, .null]
+            let failure = #expect(throws: DatabaseError.self) {
+                try store.database.write { connection in
+                    try connection.insertRows(into: "bulk", columns: columns, values: again)
+                }
+            }
+            #expect(failure?.isUniqueViolation == true, "\(String(describing: failure))")
+            let count = try store.database.read { try $0.scalar("SELECT COUNT(*) FROM bulk").int64 }
+            #expect(count == 250)
+            // A ragged value list is refused before anything is sent.
+            #expect(throws: DatabaseError.self) {
+                try store.database.write { try $0.insertRows(into: "bulk", columns: columns, values: [.integer(2_000)]) }
+            }
+        }
+
         @Test("a throwing transaction leaves nothing behind", arguments: StoreKind.allCases)
         func rollback(kind: StoreKind) throws {
             let directory = try TemporaryDirectory(prefix: "store")

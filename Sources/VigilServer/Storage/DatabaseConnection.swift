@@ -15,9 +15,45 @@ public protocol DatabaseConnection: AnyObject {
 
     /// Runs several semicolon-separated statements without parameters (schema changes).
     func executeScript(_ sql: String) throws
+
+    /// Inserts rows into `table`: `values` holds `columns.count` values per row, row after row.
+    /// A row that breaks a constraint (a duplicate key) fails the whole call; returns the rows
+    /// inserted. PostgreSQL streams them with `COPY … FROM STDIN`, which skips the per-statement
+    /// expression set-up of a multi-row `INSERT` and fills heap pages several rows per WAL
+    /// record; the default is a multi-row `INSERT` per 100 rows.
+    @discardableResult
+    func insertRows(into table: String, columns: [String], values: [SQLValue]) throws -> Int
 }
 
 extension DatabaseConnection {
+    @discardableResult
+    public func insertRows(into table: String, columns: [String], values: [SQLValue]) throws -> Int {
+        try insertRowsWithValuesLists(into: table, columns: columns, values: values)
+    }
+
+    /// ``insertRows(into:columns:values:)`` as multi-row `INSERT` statements of at most 100 rows.
+    @discardableResult
+    public func insertRowsWithValuesLists(into table: String, columns: [String], values: [SQLValue]) throws -> Int {
+        guard !columns.isEmpty, !values.isEmpty else { return 0 }
+        guard values.count % columns.count == 0 else {
+            throw DatabaseError(backend: dialect == .sqlite ? .sqlite : .postgres, code: "bind",
+                                message: "\(values.count) values do not make rows of \(columns.count) columns",
+                                operation: "insert rows")
+        }
+        let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        let rowsPerStatement = 100
+        var inserted = 0
+        var start = 0
+        while start < values.count {
+            let end = min(start + rowsPerStatement * columns.count, values.count)
+            let rows = (end - start) / columns.count
+            inserted += try execute("INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+                                    + Array(repeating: row, count: rows).joined(separator: ", "), Array(values[start..<end]))
+            start = end
+        }
+        return inserted
+    }
+
     /// Runs a statement without parameters.
     @discardableResult
     public func execute(_ sql: String) throws -> Int { try execute(sql, []) }

@@ -83,6 +83,86 @@ public final class PostgresConnection: DatabaseConnection {
         }
     }
 
+    /// `COPY table (columns) FROM STDIN` in text format: every row in one stream, values
+    /// escaped (backslash, tab, newline, carriage return), `\N` for NULL, blobs as `\x` hex.
+    @discardableResult
+    public func insertRows(into table: String, columns: [String], values: [SQLValue]) throws -> Int {
+        guard !columns.isEmpty, !values.isEmpty else { return 0 }
+        guard let handle else { throw closedError(nil) }
+        guard values.count % columns.count == 0 else {
+            throw DatabaseError(backend: .postgres, code: "08P01",
+                                message: "\(values.count) values do not make rows of \(columns.count) columns",
+                                operation: "copy")
+        }
+        let sql = "COPY \(table) (\(columns.joined(separator: ", "))) FROM STDIN"
+        let stream = Self.copyText(values, columns: columns.count)
+        guard let started = PQexec(handle, sql) else { throw connectionError(sql, operation: "copy") }
+        guard PQresultStatus(started) == PGRES_COPY_IN else {
+            let error = resultError(started, sql: sql, operation: "copy")
+            PQclear(started)
+            throw error
+        }
+        PQclear(started)
+        let sent = stream.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) }
+        }
+        // On a failed send the COPY is ended with an error so the server leaves COPY mode.
+        let ended = sent == 1 ? PQputCopyEnd(handle, nil) : PQputCopyEnd(handle, "client failed to send the rows")
+        var failure: DatabaseError?
+        var copied = 0
+        if ended != 1 { failure = connectionError(sql, operation: "copy") }
+        // The COPY's outcome, then nothing: every result is read so the connection is idle again.
+        while let result = PQgetResult(handle) {
+            if PQresultStatus(result) == PGRES_COMMAND_OK {
+                copied = Int(String(cString: PQcmdTuples(result))) ?? 0
+            } else if failure == nil {
+                failure = resultError(result, sql: sql, operation: "copy")
+            }
+            PQclear(result)
+        }
+        if sent != 1, failure == nil { failure = connectionError(sql, operation: "copy") }
+        if let failure { throw failure }
+        return copied
+    }
+
+    /// The rows of ``insertRows(into:columns:values:)`` in COPY's text format.
+    static func copyText(_ values: [SQLValue], columns: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(values.count * 24)
+        let hex = Array("0123456789abcdef".utf8)
+        for (index, value) in values.enumerated() {
+            switch value {
+            case .null:
+                out.append(0x5C); out.append(0x4E)  // \N
+            case .integer(let number):
+                out.append(contentsOf: String(number).utf8)
+            case .real(let number):
+                let text = number.isFinite ? String(number) : (number.isNaN ? "NaN" : (number > 0 ? "Infinity" : "-Infinity"))
+                out.append(contentsOf: text.utf8)
+            case .text(let text):
+                var copy = text
+                copy.withUTF8 { utf8 in
+                    for byte in utf8 {
+                        switch byte {
+                        case 0x5C: out.append(0x5C); out.append(0x5C)
+                        case 0x09: out.append(0x5C); out.append(0x74)  // \t
+                        case 0x0A: out.append(0x5C); out.append(0x6E)  // \n
+                        case 0x0D: out.append(0x5C); out.append(0x72)  // \r
+                        case 0x00: continue  // PostgreSQL text cannot hold NUL (as for bound parameters)
+                        default: out.append(byte)
+                        }
+                    }
+                }
+            case .blob(let data):
+                // bytea's hex input `\x…`, its backslash escaped for COPY.
+                out.append(0x5C); out.append(0x5C); out.append(0x78)
+                for byte in data { out.append(hex[Int(byte >> 4)]); out.append(hex[Int(byte & 0x0F)]) }
+            }
+            out.append((index + 1) % columns == 0 ? 0x0A : 0x09)
+        }
+        return out
+    }
+
     private func run(_ sql: String, _ arguments: [SQLValue]) throws -> OpaquePointer {
         guard let handle else { throw closedError(sql) }
         let statement = try prepare(sql)

@@ -31,9 +31,9 @@ extension ServerStore {
     /// brings) are skipped and contribute nothing.
     ///
     /// `checkDuplicates` false skips the duplicate query, betting that the events are new (a
-    /// batch is rarely sent twice): then any event already stored throws
-    /// ``ConcurrentEventInsert`` like a concurrent insert does, and the caller rolls back and
-    /// calls again with the check. Throws ``ConcurrentEventInsert`` when another transaction
+    /// batch is rarely sent twice): then any event already stored fails the insert with a unique
+    /// violation, which throws ``ConcurrentEventInsert`` like a concurrent insert does, and the
+    /// caller rolls back and calls again with the check. Throws ``ConcurrentEventInsert`` when another transaction
     /// stored some of the events after the duplicate check; the caller rolls back and calls again.
     /// Cost: one duplicate query per 100 events, the issue and roll-up upserts of
     /// ``apply(_:on:now:)``, and one multi-row insert per 100 events — each event row is written once.
@@ -71,26 +71,40 @@ extension ServerStore {
             let left = items[a.item].projectID, right = items[b.item].projectID
             return left != right ? left < right : items[a.item].records[a.index].id < items[b.item].records[b.index].id
         }
+        var arguments: [SQLValue] = []
+        arguments.reserveCapacity(order.count * processedColumns.count)
+        for (itemIndex, index) in order {
+            let projectID = items[itemIndex].projectID
+            let issue = items[itemIndex].analyses[index].issue
+            let issueID = issue.flatMap { issueIDs[IssueKey(projectID: projectID, fingerprint: $0.fingerprint.value)] }
+            appendArguments(of: items[itemIndex].records[index], projectID: projectID, received: items[itemIndex].receivedAt,
+                            to: &arguments)
+            arguments.append(.optional(issue?.fingerprint.value))
+            arguments.append(.optional(issueID))
+            arguments.append(.optional(issue?.framesJSON))
+            arguments.append(.int(1))
+            arguments.append(.integer(now))
+        }
         var storedCount = 0
-        var start = 0
-        while start < order.count {
-            let chunk = order[start..<min(start + insertChunk, order.count)]
-            start += chunk.count
-            var arguments: [SQLValue] = []
-            arguments.reserveCapacity(chunk.count * processedColumns)
-            for (itemIndex, index) in chunk {
-                let projectID = items[itemIndex].projectID
-                let issue = items[itemIndex].analyses[index].issue
-                let issueID = issue.flatMap { issueIDs[IssueKey(projectID: projectID, fingerprint: $0.fingerprint.value)] }
-                appendArguments(of: items[itemIndex].records[index], projectID: projectID, received: items[itemIndex].receivedAt,
-                                to: &arguments)
-                arguments.append(.optional(issue?.fingerprint.value))
-                arguments.append(.optional(issueID))
-                arguments.append(.optional(issue?.framesJSON))
-                arguments.append(.int(1))
-                arguments.append(.integer(now))
+        if checkDuplicates {
+            // After the check, an id stored meanwhile is skipped here and caught by the count below.
+            let width = processedColumns.count
+            var start = 0
+            while start < arguments.count {
+                let end = min(start + insertChunk * width, arguments.count)
+                storedCount += try connection.execute(processedInsertSkippingStoredSQL(rows: (end - start) / width),
+                                                      Array(arguments[start..<end]))
+                start = end
             }
-            storedCount += try connection.execute(processedInsertSQL(rows: chunk.count), arguments)
+        } else {
+            // Betting the events are new: a plain insert (COPY on PostgreSQL), which fails on a
+            // stored id instead of probing the primary key once more per row to skip it.
+            do {
+                storedCount = try connection.insertRows(into: "apm_event", columns: processedColumns, values: arguments)
+            } catch let error as DatabaseError where error.isUniqueViolation {
+                // The bet lost: some event was stored already. The caller rolls back and checks.
+                throw ConcurrentEventInsert(expected: order.count, stored: 0)
+            }
         }
         guard storedCount == order.count else { throw ConcurrentEventInsert(expected: order.count, stored: storedCount) }
         // 4. Roll-ups and missing symbols (which may queue the new rows for re-processing).
@@ -98,18 +112,19 @@ extension ServerStore {
         return zip(items, fresh).map { item, indices in Set(indices.map { item.records[$0].id }) }
     }
 
-    /// Parameters per row of ``processedInsertSQL(rows:)``.
-    private static let processedColumns = 23
+    /// The columns of a processed row, in the order of its values.
+    private static let processedColumns = [
+        "project_id", "id", "type", "received_at", "occurred_at", "app_id", "app_version", "app_build", "os", "os_version",
+        "device_model", "page", "session_id", "duration_ms", "tags_json", "payload_json", "images_json", "context_json",
+        "fingerprint", "issue_id", "frames_json", "state", "processed_at",
+    ]
 
-    private static func processedInsertSQL(rows: Int) -> String {
-        let row = "(" + Array(repeating: "?", count: processedColumns).joined(separator: ", ") + ")"
-        return """
-            INSERT INTO apm_event (project_id, id, type, received_at, occurred_at, app_id, app_version, app_build,
-                os, os_version, device_model, page, session_id, duration_ms, tags_json, payload_json, images_json,
-                context_json, fingerprint, issue_id, frames_json, state, processed_at)
-            VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
-            ON CONFLICT (project_id, id) DO NOTHING
-            """
+    /// The multi-row insert that skips ids already stored (`ON CONFLICT DO NOTHING`), for the
+    /// attempt after a duplicate check.
+    private static func processedInsertSkippingStoredSQL(rows: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: processedColumns.count).joined(separator: ", ") + ")"
+        return "INSERT INTO apm_event (\(processedColumns.joined(separator: ", "))) VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", ") + " ON CONFLICT (project_id, id) DO NOTHING"
     }
 
     /// The ids among `ids` that the project already has.
