@@ -67,9 +67,9 @@ public enum ImageOrigin: String, Sendable, Hashable, Codable {
                 // Xcode's simulator runtimes put system images under CoreSimulator paths too.
                 return .system
             }
-            if path.contains("/CoreSimulator/") && path.contains("/RuntimeRoot/") { return .system }
-            if path.contains("/Bundle/Application/") || path.contains(".app/") || path.hasSuffix(".app")
-                || path.contains("/Containers/") || path.hasPrefix("/Users/") || path.hasPrefix("/Applications/")
+            if path.containsBytes("/CoreSimulator/") && path.containsBytes("/RuntimeRoot/") { return .system }
+            if path.containsBytes("/Bundle/Application/") || path.containsBytes(".app/") || path.hasSuffix(".app")
+                || path.containsBytes("/Containers/") || path.hasPrefix("/Users/") || path.hasPrefix("/Applications/")
                 || path.hasPrefix("/private/var/") || path.hasPrefix("/var/") {
                 return .app
             }

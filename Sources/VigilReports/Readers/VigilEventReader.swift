@@ -78,13 +78,13 @@ public enum VigilEventReader {
     /// Converts a decoded crash or hang event; other event types give a report without threads.
     public static func report(from event: Event, limits: ReportLimits = .standard) -> CrashReport {
         var report = CrashReport(format: .vigil, kind: event.type == .hang ? .hang : .crash)
-        report.incidentID = event.id.uuidString
+        report.incidentID = event.id.canonicalString
         report.captureTime = AppleDate.format(event.time)
         func value(_ text: String) -> String? { text.isEmpty || text == "unknown" ? nil : text }
         report.app = AppDetails(bundleID: value(event.app.id), version: value(event.app.version), build: value(event.app.build))
         report.system = SystemDetails(osName: value(event.device.os), osVersion: value(event.device.osVersion),
                                       deviceModel: value(event.device.model), architecture: value(event.device.arch))
-        report.extraFields.append(ReportField(name: "session", value: event.session.uuidString))
+        report.extraFields.append(ReportField(name: "session", value: event.session.canonicalString))
         if let page = event.context.page { report.extraFields.append(ReportField(name: "page", value: page)) }
         for image in (event.images ?? []).prefix(limits.maxImages) {
             report.images.append(BinaryImage(name: image.name, uuid: image.id, arch: value(image.arch), base: image.loadAddress.value,

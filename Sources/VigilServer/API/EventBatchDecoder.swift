@@ -88,7 +88,7 @@ public enum EventBatchDecoder {
                 guard let member = tape.member(node, key), tape.nodes[member].kind != .null else { return nil }
                 return String(decoding: tape.rawJSON(member), as: UTF8.self)
             }
-            return .success(Decoded(event: event, sentID: sentID ?? event.id.uuidString, rawPayload: raw("payload"),
+            return .success(Decoded(event: event, sentID: sentID ?? event.id.canonicalString, rawPayload: raw("payload"),
                                     rawTags: raw("tags"), rawImages: raw("images"), rawContext: raw("context")))
         } catch {
             // The path inside the batch (`[3].payload…`) is dropped: the index says which event.

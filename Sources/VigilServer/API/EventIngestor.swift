@@ -158,7 +158,7 @@ public final class EventIngestor: Sendable {
             return try EventBatchDecoder.decode(body)
         case .foundation:
             return try EventJSON.decodeBatch(body).map { slot in
-                slot.map { EventBatchDecoder.Decoded(event: $0, sentID: $0.id.uuidString) }
+                slot.map { EventBatchDecoder.Decoded(event: $0, sentID: $0.id.canonicalString) }
                     .mapError { EventRejection(index: $0.index, id: $0.id, reason: $0.reason) }
             }
         }
@@ -194,10 +194,10 @@ public final class EventIngestor: Sendable {
             imagesJSON = decoded.rawImages
             contextJSON = decoded.rawContext
         }
-        return EventRecord(id: event.id.uuidString, type: event.type.rawValue, occurredAt: ServerStore.millis(event.time),
+        return EventRecord(id: event.id.canonicalString, type: event.type.rawValue, occurredAt: ServerStore.millis(event.time),
                            appID: event.app.id, appVersion: event.app.version, appBuild: event.app.build,
                            os: event.device.os, osVersion: event.device.osVersion, deviceModel: event.device.model,
-                           page: page(of: event), sessionID: event.session.uuidString, durationMs: duration(of: event),
+                           page: page(of: event), sessionID: event.session.canonicalString, durationMs: duration(of: event),
                            tagsJSON: tagsJSON, payloadJSON: payloadJSON, imagesJSON: imagesJSON, contextJSON: contextJSON)
     }
 

@@ -25,10 +25,10 @@ public struct InAppPolicy: Sendable, Hashable {
         if runtimeNamePrefixes.contains(where: { image.name.hasPrefix($0) }) { return false }
         guard let path = image.path, !path.isEmpty else {
             // Without a path, a name that looks like a system library is not the app's.
-            return !image.name.hasSuffix(".dylib") && !image.name.contains(".so")
+            return !image.name.hasSuffix(".dylib") && !image.name.containsBytes(".so")
         }
-        if path.contains(".app/") {
-            return !path.contains("/Frameworks/libswift")
+        if path.containsBytes(".app/") {
+            return !path.containsBytes("/Frameworks/libswift")
         }
         return !systemPrefixes.contains(where: { path.hasPrefix($0) })
     }
