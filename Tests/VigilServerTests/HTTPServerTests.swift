@@ -1,7 +1,11 @@
 import Foundation
+import Synchronization
 import Testing
 import VigilTestSupport
 @testable import VigilServer
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The libmicrohttpd wrapper over real loopback sockets.
 @Suite("HTTP server")
@@ -223,6 +227,57 @@ struct HTTPServerTests {
         #expect(failures.value == 0)
     }
 
+    @Test("each new connection goes to the worker with the fewest, whatever its socket number; a closed one frees its worker")
+    func connectionsGoToTheLeastLoadedWorker() throws {
+        let server = try HTTPServer(configuration: HTTPServerConfiguration(threads: 4), router: Self.makeRouter())
+        defer { server.stop() }
+        var connections: [KeepAliveConnection] = []
+        var spacers: [FileHandle] = []
+        defer { spacers.forEach { try? $0.close() } }
+        for index in 0..<4 {
+            // Descriptors opened between connections, as database connections and files are.
+            for _ in 0..<(index + 1) { spacers.append(try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))) }
+            let connection = try KeepAliveConnection(port: server.port)
+            #expect(try connection.get("/hello/w\(index)").hasSuffix("hello w\(index) q="))
+            connections.append(connection)
+        }
+        #expect(server.workerLoads == [1, 1, 1, 1])
+        connections[2].close()
+        #expect(try waitUntil { server.workerLoads.reduce(0, +) == 3 }, "the close reached the worker's count")
+        let freed = try #require(server.workerLoads.firstIndex(of: 0))
+        let next = try KeepAliveConnection(port: server.port)
+        _ = try next.get("/hello/again")
+        #expect(server.workerLoads[freed] == 1)
+        #expect(server.workerLoads == [1, 1, 1, 1])
+    }
+
+    @Test("a handler that blocks holds up only its own connection's worker")
+    func blockedHandlerLeavesOtherConnectionsServed() throws {
+        let release = DispatchSemaphore(value: 0)
+        var router = Self.makeRouter()
+        router.add("GET", "/block") { _ in
+            release.wait()
+            return .text("released")
+        }
+        let server = try HTTPServer(configuration: HTTPServerConfiguration(threads: 2), router: router)
+        defer { server.stop() }
+        let blocked = try KeepAliveConnection(port: server.port)
+        let other = try KeepAliveConnection(port: server.port)
+        _ = try blocked.get("/hello/a")
+        _ = try other.get("/hello/b")
+        let blockedAnswer = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            blockedAnswer.withLock { $0 = try? blocked.get("/block") }
+            done.signal()
+        }
+        // While /block holds its worker, the other connection is answered, again and again.
+        for index in 0..<5 { #expect(try other.get("/hello/n\(index)").hasSuffix("hello n\(index) q=")) }
+        release.signal()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(blockedAnswer.withLock { $0 }?.hasSuffix("released") == true)
+    }
+
     @Test("a second server cannot bind the same port and says why")
     func bindConflict() throws {
         let (server, _) = try Self.start()
@@ -250,4 +305,85 @@ final class Collected<Element>: @unchecked Sendable {
     private var storage: [Element] = []
     func append(_ element: Element) { lock.lock(); storage.append(element); lock.unlock() }
     var items: [Element] { lock.lock(); defer { lock.unlock() }; return storage }
+}
+
+/// A failure of the test's own socket code.
+private struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Polls `condition` every 10 ms for up to 5 s.
+private func waitUntil(_ condition: () throws -> Bool) rethrows -> Bool {
+    for _ in 0..<500 {
+        if try condition() { return true }
+        usleep(10_000)
+    }
+    return try condition()
+}
+
+/// One persistent HTTP/1.1 connection over a plain socket, one request at a time: the
+/// connection stays with the worker it was given, which URLSession's pooling would hide.
+private final class KeepAliveConnection: @unchecked Sendable {
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: UInt16) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestFailure("socket: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            Glibc.close(descriptor)
+            throw TestFailure("connect: errno \(errno)")
+        }
+    }
+
+    deinit { close() }
+
+    private var closed = false
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        Glibc.close(descriptor)
+    }
+
+    /// Sends `GET path` and returns the status line and body, joined by a space.
+    func get(_ path: String) throws -> String {
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
+            throw TestFailure("send: errno \(errno)")
+        }
+        let separator: [UInt8] = [13, 10, 13, 10]
+        var headEnd: Int?
+        while true {
+            if buffer.count >= 4 { headEnd = (0...(buffer.count - 4)).first { buffer[$0..<($0 + 4)].elementsEqual(separator) } }
+            if headEnd != nil { break }
+            try fill()
+        }
+        let head = String(decoding: buffer[0..<headEnd!], as: UTF8.self)
+        let length = head.split(separator: "\r\n").compactMap { line -> Int? in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            return parts.count == 2 && parts[0].lowercased() == "content-length"
+                ? Int(parts[1].trimmingCharacters(in: .whitespaces)) : nil
+        }.first ?? 0
+        let start = headEnd! + 4
+        while buffer.count < start + length { try fill() }
+        let body = String(decoding: buffer[start..<(start + length)], as: UTF8.self)
+        buffer.removeFirst(start + length)
+        return (head.split(separator: "\r\n").first.map(String.init) ?? "") + " " + body
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { throw TestFailure("connection closed (errno \(errno))") }
+        buffer += chunk[0..<count]
+    }
 }

@@ -1,19 +1,61 @@
 import CMicroHTTPD
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Accepts connections on the listening socket on its own thread and hands each to
-/// libmicrohttpd with `MHD_add_connection`, which gives it to a pool thread chosen by the
-/// socket number — consecutive connections go to consecutive threads.
+/// One of the server's single-threaded libmicrohttpd daemons, with the number of connections
+/// it serves. The count goes up when the acceptor hands the daemon a connection and down when
+/// libmicrohttpd reports it closed (`MHD_OPTION_NOTIFY_CONNECTION`).
+final class HTTPWorker: Sendable {
+    /// The daemon; nil once stopped.
+    let daemon: Mutex<DaemonHandle?>
+    /// Connections handed over and not yet closed.
+    let connections = Atomic<Int>(0)
+
+    init() {
+        daemon = Mutex(nil)
+    }
+
+    /// Connections handed over and not yet closed.
+    var load: Int { connections.load(ordering: .relaxed) }
+
+    /// Hands `client` to the daemon; false when it is stopped or refused (then the socket is closed).
+    func add(_ client: Int32, address: UnsafePointer<sockaddr>, length: socklen_t) -> Bool {
+        daemon.withLock { handle -> Bool in
+            guard let handle else {
+                close(client)
+                return false
+            }
+            connections.add(1, ordering: .relaxed)
+            // libmicrohttpd closes the socket itself when it cannot take it (limit reached).
+            guard MHD_add_connection(handle.pointer, client, address, length) == MHD_Result.YES else {
+                connections.subtract(1, ordering: .relaxed)
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Called by libmicrohttpd when one of this daemon's connections closes.
+    func connectionClosed() {
+        connections.subtract(1, ordering: .relaxed)
+    }
+}
+
+/// Accepts connections on the listening socket on its own thread and deals each to the
+/// ``HTTPWorker`` serving the fewest connections (the first of them on a tie), with
+/// `MHD_add_connection`.
 ///
-/// Why not let libmicrohttpd accept: in thread-pool mode the pool thread that wakes first
-/// accepts every pending connection (up to ten at once) and keeps them, so clients that
-/// connect together — eight ingest clients starting at once — could all land on one thread
-/// and be served one request at a time while the other threads idle.
+/// Why deal them here: a worker serves its connections one request at a time, so two busy
+/// connections on one worker wait for each other's requests — a whole handler's time, which
+/// was most of the ingest benchmark's p99 — while another worker may idle. libmicrohttpd's own
+/// thread pool picks a connection's thread by its socket number modulo the pool size, and socket
+/// numbers are not consecutive once the server opens files and database connections between
+/// accepts; left to itself, the pool thread that wakes first accepts every pending connection.
 ///
-/// Threading: ``start(daemon:)`` once, ``stop()`` from any thread (it waits for the thread).
+/// Threading: ``start(workers:)`` once, ``stop()`` from any thread (it waits for the thread).
 final class ConnectionAcceptor: @unchecked Sendable {
     private let descriptor: Int32
     private let finished = DispatchSemaphore(value: 0)
@@ -29,16 +71,16 @@ final class ConnectionAcceptor: @unchecked Sendable {
         self.descriptor = descriptor
     }
 
-    /// Starts accepting for `daemon` (started with `MHD_USE_NO_LISTEN_SOCKET`).
-    func start(daemon: DaemonHandle) {
+    /// Starts accepting for `workers` (daemons started with `MHD_USE_NO_LISTEN_SOCKET`).
+    func start(workers: [HTTPWorker]) {
         lock.lock()
-        guard case .idle = state else { lock.unlock(); return }
+        guard case .idle = state, !workers.isEmpty else { lock.unlock(); return }
         state = .running
         lock.unlock()
         let descriptor = self.descriptor
         let finished = self.finished
         let thread = Thread {
-            Self.run(descriptor: descriptor, daemon: daemon)
+            Self.run(descriptor: descriptor, workers: workers)
             finished.signal()
         }
         thread.name = "vigil-http-accept"
@@ -64,7 +106,14 @@ final class ConnectionAcceptor: @unchecked Sendable {
         }
     }
 
-    private static func run(descriptor: Int32, daemon: DaemonHandle) {
+    /// The index of the worker to give the next connection: the least loaded, the first on a tie.
+    static func leastLoaded(_ loads: [Int]) -> Int {
+        var best = 0
+        for index in loads.indices where loads[index] < loads[best] { best = index }
+        return best
+    }
+
+    private static func run(descriptor: Int32, workers: [HTTPWorker]) {
         var failures = 0
         while true {
             var address = sockaddr_storage()
@@ -78,11 +127,9 @@ final class ConnectionAcceptor: @unchecked Sendable {
                 failures = 0
                 // Not inherited by child processes (the server starts none, tests do).
                 _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-                // libmicrohttpd closes the socket itself when it cannot take it (limit reached).
+                let worker = workers[leastLoaded(workers.map(\.load))]
                 _ = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        MHD_add_connection(daemon.pointer, client, $0, length)
-                    }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { worker.add(client, address: $0, length: length) }
                 }
                 continue
             }

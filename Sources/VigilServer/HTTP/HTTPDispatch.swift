@@ -142,7 +142,7 @@ final class HTTPDispatch: Sendable {
     }
 }
 
-/// One request between its headers and its answer: owned by the pool thread serving its
+/// One request between its headers and its answer: owned by the worker thread serving its
 /// connection, so it needs no lock.
 final class RequestState {
     let route: HTTPRoute

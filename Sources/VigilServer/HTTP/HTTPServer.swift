@@ -2,12 +2,14 @@ import CMicroHTTPD
 import Foundation
 import Synchronization
 
-/// An HTTP/1.1 server on libmicrohttpd in thread-pool mode, dispatching to an ``HTTPRouter``.
+/// An HTTP/1.1 server on libmicrohttpd, dispatching to an ``HTTPRouter``.
 ///
 /// libmicrohttpd parses HTTP; this type only binds the socket, receives bodies under each
-/// route's ``BodyPolicy`` (inflating gzip as it arrives), calls the handler on the pool thread
-/// that owns the connection and queues its answer. Handlers may block: each of the
-/// ``HTTPServerConfiguration/threads`` pool threads serves its own connections.
+/// route's ``BodyPolicy`` (inflating gzip as it arrives), calls the handler on the thread that
+/// owns the connection and queues its answer. Handlers may block: each of the
+/// ``HTTPServerConfiguration/threads`` threads is a single-threaded daemon of its own serving
+/// its connections, and the ``ConnectionAcceptor`` gives each new connection to the one with
+/// the fewest.
 ///
 /// Threading: safe to share; ``stop()`` may be called from any thread, once or many times, and
 /// returns after every in-flight handler has finished.
@@ -16,11 +18,11 @@ public final class HTTPServer: Sendable {
     public let port: UInt16
     /// The address it is bound to.
     public let bindAddress: String
-    private let daemon: Mutex<DaemonHandle?>
+    private let workers: [HTTPWorker]
     private let dispatch: Unmanaged<HTTPDispatch>
     private let acceptor: ConnectionAcceptor
 
-    /// Binds, starts the thread pool and begins serving `router`.
+    /// Binds, starts the worker daemons and begins serving `router`.
     ///
     /// `observer` is called after every answered request with the route's name (or `-` for
     /// none), the status and the seconds from headers received to answer queued.
@@ -29,50 +31,68 @@ public final class HTTPServer: Sendable {
         let socket = try ListeningSocket(address: configuration.bindAddress, port: configuration.port)
         let acceptor = ConnectionAcceptor(descriptor: socket.descriptor)
         let dispatch = Unmanaged.passRetained(HTTPDispatch(router: router, observer: observer, handlerNice: configuration.handlerNice))
-        let context = dispatch.toOpaque()
+        let workers = (0..<configuration.threads).map { _ in HTTPWorker() }
+        // The limit is the whole server's; each worker may take its share, rounded up.
+        let perWorkerLimit = max(1, (configuration.connectionLimit + workers.count - 1) / workers.count)
+        for worker in workers {
+            guard let started = Self.startDaemon(configuration: configuration, connectionLimit: perWorkerLimit,
+                                                 dispatch: dispatch, worker: worker) else {
+                for started in workers { started.daemon.withLock { $0 }.map { MHD_stop_daemon($0.pointer) } }
+                acceptor.stop()
+                dispatch.release()
+                throw HTTPServerError.daemonStart("MHD_start_daemon returned NULL (worker of \(configuration.threads))")
+            }
+            worker.daemon.withLock { $0 = started }
+        }
+        self.port = socket.port
+        self.bindAddress = configuration.bindAddress
+        self.workers = workers
+        self.dispatch = dispatch
+        self.acceptor = acceptor
+        acceptor.start(workers: workers)
+    }
+
+    /// One single-threaded daemon without a listening socket: connections come from the acceptor.
+    private static func startDaemon(configuration: HTTPServerConfiguration, connectionLimit: Int,
+                                    dispatch: Unmanaged<HTTPDispatch>, worker: HTTPWorker) -> DaemonHandle? {
         var options: [MHD_OptionItem] = [
-            MHD_OptionItem(option: MHD_OPTION.CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
+            MHD_OptionItem(option: MHD_OPTION.CONNECTION_LIMIT, value: connectionLimit, ptr_value: nil),
             MHD_OptionItem(option: MHD_OPTION.CONNECTION_TIMEOUT, value: configuration.connectionTimeoutSeconds, ptr_value: nil),
             MHD_OptionItem(option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: 128 * 1024, ptr_value: nil),
             MHD_OptionItem(option: MHD_OPTION.NOTIFY_COMPLETED,
-                           value: unsafeBitCast(requestCompleted, to: Int.self), ptr_value: context),
+                           value: unsafeBitCast(requestCompleted, to: Int.self), ptr_value: dispatch.toOpaque()),
+            // The server holds its workers until their daemons are stopped.
+            MHD_OptionItem(option: MHD_OPTION.NOTIFY_CONNECTION,
+                           value: unsafeBitCast(connectionNotified, to: Int.self),
+                           ptr_value: Unmanaged.passUnretained(worker).toOpaque()),
+            MHD_OptionItem(option: MHD_OPTION.END, value: 0, ptr_value: nil),
         ]
-        if configuration.threads > 1 {
-            options.append(MHD_OptionItem(option: MHD_OPTION.THREAD_POOL_SIZE, value: configuration.threads, ptr_value: nil))
-        }
-        options.append(MHD_OptionItem(option: MHD_OPTION.END, value: 0, ptr_value: nil))
-        // Connections come from the acceptor (see ConnectionAcceptor), spread over the pool.
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_USE_ERROR_LOG.rawValue
             | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ITC.rawValue
         let started: OpaquePointer? = options.withUnsafeMutableBufferPointer { buffer in
             withVaList([MHD_OPTION.ARRAY.rawValue, buffer.baseAddress!, MHD_OPTION.END.rawValue]) { arguments in
-                MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, context, arguments)
+                MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, dispatch.toOpaque(), arguments)
             }
         }
-        guard let started else {
-            acceptor.stop()
-            dispatch.release()
-            throw HTTPServerError.daemonStart("MHD_start_daemon returned NULL (thread pool of \(configuration.threads))")
-        }
-        self.port = socket.port
-        self.bindAddress = configuration.bindAddress
-        self.daemon = Mutex(DaemonHandle(pointer: started))
-        self.dispatch = dispatch
-        self.acceptor = acceptor
-        acceptor.start(daemon: DaemonHandle(pointer: started))
+        return started.map(DaemonHandle.init(pointer:))
     }
 
     /// Stops accepting, waits for in-flight requests and closes every connection.
     public func stop() {
-        let handle = daemon.withLock { current -> DaemonHandle? in
-            let taken = current
-            current = nil
-            return taken
+        // No connection may be handed over once a daemon is taken.
+        let handles = workers.compactMap { worker in
+            worker.daemon.withLock { current -> DaemonHandle? in
+                let taken = current
+                current = nil
+                return taken
+            }
         }
-        // No connection may be handed over once the daemon is gone.
         acceptor.stop()
-        if let handle { MHD_stop_daemon(handle.pointer) }
+        for handle in handles { MHD_stop_daemon(handle.pointer) }
     }
+
+    /// Connections each worker serves now; for tests.
+    var workerLoads: [Int] { workers.map(\.load) }
 
     deinit {
         stop()
@@ -86,13 +106,14 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
     public var bindAddress: String
     /// TCP port; 0 lets the kernel choose a free one.
     public var port: UInt16
-    /// Threads in libmicrohttpd's pool; each serves its connections and runs their handlers.
+    /// Worker threads (one single-threaded libmicrohttpd daemon each); each serves its
+    /// connections and runs their handlers.
     public var threads: Int
     /// Most simultaneous connections.
     public var connectionLimit: Int
     /// Idle seconds before a connection is closed.
     public var connectionTimeoutSeconds: Int
-    /// The nice value the pool threads take when they begin a request (Linux; 0 leaves them as
+    /// The nice value the worker threads take when they begin a request (Linux; 0 leaves them as
     /// they are). Handlers decode and analyze on these threads, many at once; the serial steps
     /// they wait for (the group commit's thread, PostgreSQL's backends) keep the default
     /// priority, so they are not queued for the CPU behind the work that feeds them. Raising a
@@ -118,7 +139,7 @@ struct DaemonHandle: @unchecked Sendable {
 
 // MARK: - The C callbacks
 //
-// libmicrohttpd calls these on its pool threads. They capture nothing (a C function pointer
+// libmicrohttpd calls these on its worker threads. They capture nothing (a C function pointer
 // cannot); the server's `HTTPDispatch` travels as the unretained `cls` pointer (the server
 // retains it until after MHD_stop_daemon), and each request's `RequestState` as a retained
 // pointer in `*con_cls`, released by `requestCompleted`.
@@ -146,6 +167,11 @@ private let accessHandler: MHD_AccessHandlerCallback = {
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         return MHD_Result.YES
     }
+}
+
+private let connectionNotified: MHD_NotifyConnectionCallback = { cls, _, _, code in
+    guard let cls, code == .CONNECTION_NOTIFY_CLOSED else { return }
+    Unmanaged<HTTPWorker>.fromOpaque(cls).takeUnretainedValue().connectionClosed()
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
