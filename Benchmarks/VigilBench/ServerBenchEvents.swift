@@ -140,16 +140,20 @@ struct ServerBenchEvents {
 /// that sends more requests than were made makes the rest as it goes.
 ///
 /// The same bodies serve both databases (each side is a new project in a database of its
-/// own). Their events are stamped with the time they were made, a minute or two before they
-/// are sent — what an app's delayed upload carries.
+/// own). A client's body number `n` is stamped as if sent `n × spacing` after they were made:
+/// every batch carries later times than the one before, as an app's uploads do. (Stamping them
+/// all with the moment they were made put every batch's events at the same hundred times, which
+/// made the time indexes insert at the same hundred places, further apart as the table grew:
+/// SQLite's WAL grew by half again and its checkpoint stalls came more often.)
 final class PreparedBodies: @unchecked Sendable {
     private let events: ServerBenchEvents
     private let gzip: Bool
     /// `bodies[client][sequence - 1]`.
     private let bodies: [[Data]]
 
-    /// `perClient` bodies for each of `clients`, made on every core.
-    init(events: ServerBenchEvents, clients: Int, perClient: Int, gzip: Bool) {
+    /// `perClient` bodies for each of `clients`, made on every core, a client's successive
+    /// bodies `spacing` seconds apart in time.
+    init(events: ServerBenchEvents, clients: Int, perClient: Int, spacing: TimeInterval, gzip: Bool) {
         self.events = events
         self.gzip = gzip
         let lock = NSLock()
@@ -157,7 +161,8 @@ final class PreparedBodies: @unchecked Sendable {
         let now = Date()
         DispatchQueue.concurrentPerform(iterations: clients) { client in
             let mine = (1...max(1, perClient)).map { sequence in
-                Self.body(events, client: client, sequence: sequence, now: now, gzip: gzip)
+                Self.body(events, client: client, sequence: sequence, now: now.addingTimeInterval(Double(sequence) * spacing),
+                          gzip: gzip)
             }
             lock.lock()
             made[client] = mine

@@ -95,10 +95,10 @@ enum ServerBenchmark: Command {
         log(String(format: "server: decoding %.1f µs/event (tape) vs %.1f µs/event (JSONDecoder): %.2f× faster",
                    decoder.tape, decoder.foundation, decoder.foundation / decoder.tape))
 
-        // Enough for ~40 requests per client and second (above the SQLite side's rate), made once for both sides.
+        // Enough for 40 requests per client and second (above the SQLite side's rate), made once for both sides.
         let perClient = Int((seconds * 40).rounded(.up))
         let madeStart = Date()
-        let bodies = PreparedBodies(events: events, clients: clients, perClient: perClient, gzip: gzip)
+        let bodies = PreparedBodies(events: events, clients: clients, perClient: perClient, spacing: 1.0 / 40, gzip: gzip)
         log(String(format: "server: made %d request bodies per client in %.1f s (%.0f MB)", perClient,
                    Date().timeIntervalSince(madeStart), Double(bodies.totalBytes) / 1_048_576))
         let postgresOnly = arguments.flag("postgres-only")
