@@ -7,7 +7,9 @@ import Glibc
 
 /// One of the server's single-threaded libmicrohttpd daemons, with the number of connections
 /// it serves. The count goes up when the acceptor hands the daemon a connection and down when
-/// libmicrohttpd reports it closed (`MHD_OPTION_NOTIFY_CONNECTION`).
+/// libmicrohttpd reports it closed (`MHD_OPTION_NOTIFY_CONNECTION`). A connection the daemon
+/// takes and then drops before starting it (it never reports those) would stay counted; the
+/// count only steers where new connections go.
 final class HTTPWorker: Sendable {
     /// The daemon; nil once stopped.
     let daemon: Mutex<DaemonHandle?>

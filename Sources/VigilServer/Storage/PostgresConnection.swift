@@ -125,6 +125,11 @@ public final class PostgresConnection: DatabaseConnection {
         return copied
     }
 
+    /// A double as PostgreSQL's `float8` input reads it, the non-finite values included.
+    private static func text(of number: Double) -> String {
+        number.isFinite ? String(number) : (number.isNaN ? "NaN" : (number > 0 ? "Infinity" : "-Infinity"))
+    }
+
     /// The rows of ``insertRows(into:columns:values:)`` in COPY's text format.
     static func copyText(_ values: [SQLValue], columns: Int) -> [UInt8] {
         var out: [UInt8] = []
@@ -137,8 +142,7 @@ public final class PostgresConnection: DatabaseConnection {
             case .integer(let number):
                 out.append(contentsOf: String(number).utf8)
             case .real(let number):
-                let text = number.isFinite ? String(number) : (number.isNaN ? "NaN" : (number > 0 ? "Infinity" : "-Infinity"))
-                out.append(contentsOf: text.utf8)
+                out.append(contentsOf: Self.text(of: number).utf8)
             case .text(let text):
                 var copy = text
                 copy.withUTF8 { utf8 in
@@ -188,8 +192,7 @@ public final class PostgresConnection: DatabaseConnection {
             case .integer(let number):
                 bytes.append(contentsOf: String(number).utf8)
             case .real(let number):
-                let text = number.isFinite ? String(number) : (number.isNaN ? "NaN" : (number > 0 ? "Infinity" : "-Infinity"))
-                bytes.append(contentsOf: text.utf8)
+                bytes.append(contentsOf: Self.text(of: number).utf8)
             case .text(let text):
                 // PostgreSQL text cannot hold NUL; the server's sanitizer already removes it.
                 var copy = text
