@@ -7,6 +7,24 @@ import VigilTestSupport
 /// The tape decoder must agree with `EventJSON.decodeBatch` (the reference) on every body.
 @Suite("event batch decoder")
 struct EventBatchDecoderTests {
+    @Test("the ASCII check finds a high byte at any position of bodies of every length around a word")
+    func asciiCheck() {
+        for length in 0..<40 {
+            let ascii = Data((0..<length).map { UInt8(0x20 + $0 % 0x5F) })
+            #expect(EventIngestor.isASCII(ascii), "length \(length)")
+            for position in 0..<length {
+                for high: UInt8 in [0x80, 0xC3, 0xFF] {
+                    var body = ascii
+                    body[position] = high
+                    #expect(!EventIngestor.isASCII(body), "length \(length), 0x\(String(high, radix: 16)) at \(position)")
+                }
+            }
+        }
+        // A slice that does not start at the buffer's beginning (unaligned words).
+        let padded = Data([0xFF] + Array("ascii text of thirty-one bytes.".utf8))
+        #expect(EventIngestor.isASCII(padded.dropFirst()))
+    }
+
     /// Both decoders' outcomes side by side: decoded events must be equal, rejections must
     /// have the same index and id.
     private func expectAgreement(_ body: Data, sourceLocation: SourceLocation = #_sourceLocation) throws {

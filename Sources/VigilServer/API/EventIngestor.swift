@@ -168,9 +168,19 @@ public final class EventIngestor: Sendable {
     /// where validating by building a `String` would copy the whole body.
     static func isASCII(_ body: Data) -> Bool {
         body.withUnsafeBytes { bytes in
-            var combined: UInt8 = 0
-            for byte in bytes { combined |= byte }
-            return combined < 0x80
+            // Eight bytes at a time; the high bit of any byte marks non-ASCII.
+            var combined: UInt64 = 0
+            let words = bytes.count / 8
+            var offset = 0
+            while offset < words * 8 {
+                combined |= bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            while offset < bytes.count {
+                combined |= UInt64(bytes[offset])
+                offset += 1
+            }
+            return combined & 0x8080_8080_8080_8080 == 0
         }
     }
 
