@@ -36,4 +36,25 @@ struct TextTests {
         #expect(!"naïve".containsBytes("naive"))
         #expect(path.dropFirst(9).containsBytes("containers"), "a Substring too")
     }
+
+    @Test("FixedDecimal writes what String(format: \"%.Nf\") writes, ties and signs included")
+    func fixedDecimal() {
+        var values: [Double] = [0, -0.0, 0.5, 1.5, 2.5, -2.5, 0.125, 0.375, 0.15, 0.25, 2.675, 1.005, 999.95, 9.995, 0.05,
+                                -0.04, -0.4, 1e-7, -1e-7, 123_456.789, 4_999.5, 1e14, 4.5e15, 1e20, .nan, .infinity, -.infinity,
+                                .leastNonzeroMagnitude, .greatestFiniteMagnitude, 2_000, 5_999.999, 850]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<4_000 {
+            let magnitude = [1.0, 100, 10_000, 1e7, 1e12].randomElement(using: &generator)!
+            values.append(Double.random(in: -magnitude...magnitude, using: &generator))
+            // Values near a tie at one to three digits.
+            let units = Double(Int.random(in: 0...100_000, using: &generator))
+            values.append((units + 0.5) / [1.0, 10, 100, 1000].randomElement(using: &generator)!)
+        }
+        for value in values {
+            for digits in 0...3 {
+                #expect(FixedDecimal.format(value, digits: digits) == String(format: "%.\(digits)f", value),
+                        "\(value) with \(digits) digits")
+            }
+        }
+    }
 }

@@ -140,7 +140,7 @@ public struct EventAnalyzer {
                 observe("hang.duration", page, hang.durationMs)
             }
             let stack = hang.hotStack ?? hang.stacks.first?.frames ?? []
-            let seconds = String(format: "%.1f s", hang.durationMs / 1000)
+            let seconds = FixedDecimal.format(hang.durationMs / 1000, digits: 1) + " s"
             analysis.issue = issue(kind: "hang", failureClass: hang.kind == .fatal ? "fatal hang" : "hang", stack: stack,
                                    event: event, payload: payload, analysis: &analysis, titlePrefix: "Hang",
                                    subtitle: event.page.map { "\(seconds) on \($0) (\(hang.kind.rawValue))" }

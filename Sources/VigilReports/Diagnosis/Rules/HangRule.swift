@@ -1,4 +1,5 @@
 import Foundation
+import VigilCore
 
 /// Hang reports (Apple hang and spin reports, MetricKit hang diagnostics, Vigil hang events):
 /// how long the main thread stopped and what it was doing.
@@ -13,8 +14,9 @@ public struct HangRule: DiagnosisRule {
         var evidence: [Evidence] = []
         var duration = ""
         if let ms = facts.report.hang?.durationMs {
-            duration = ms >= 1000 ? String(format: " of %.1f s", ms / 1000) : String(format: " of %.0f ms", ms)
-            evidence.append(Evidence("hang.durationMs", String(format: "%.0f", ms), "how long the main thread did not respond"))
+            duration = ms >= 1000 ? " of " + FixedDecimal.format(ms / 1000, digits: 1) + " s"
+                : " of " + FixedDecimal.format(ms, digits: 0) + " ms"
+            evidence.append(Evidence("hang.durationMs", FixedDecimal.format(ms, digits: 0), "how long the main thread did not respond"))
         }
         var title = "Hang\(duration)"
         var advice: [String] = []
