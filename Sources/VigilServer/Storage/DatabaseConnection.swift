@@ -28,12 +28,13 @@ public protocol DatabaseConnection: AnyObject {
 extension DatabaseConnection {
     @discardableResult
     public func insertRows(into table: String, columns: [String], values: [SQLValue]) throws -> Int {
-        try insertRowsWithValuesLists(into: table, columns: columns, values: values)
+        try insertRowsInStatements(into: table, columns: columns, values: values)
     }
 
-    /// ``insertRows(into:columns:values:)`` as multi-row `INSERT` statements of at most 100 rows.
+    /// Rows (`columns.count` values each) as multi-row `INSERT` statements of at most 100 rows,
+    /// `clause` (an `ON CONFLICT …`) after each; returns the rows the statements report inserted.
     @discardableResult
-    public func insertRowsWithValuesLists(into table: String, columns: [String], values: [SQLValue]) throws -> Int {
+    func insertRowsInStatements(into table: String, columns: [String], values: [SQLValue], clause: String = "") throws -> Int {
         guard !columns.isEmpty, !values.isEmpty else { return 0 }
         guard values.count % columns.count == 0 else {
             throw DatabaseError(backend: dialect == .sqlite ? .sqlite : .postgres, code: "bind",
@@ -47,8 +48,9 @@ extension DatabaseConnection {
         while start < values.count {
             let end = min(start + rowsPerStatement * columns.count, values.count)
             let rows = (end - start) / columns.count
-            inserted += try execute("INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
-                                    + Array(repeating: row, count: rows).joined(separator: ", "), Array(values[start..<end]))
+            let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+                + Array(repeating: row, count: rows).joined(separator: ", ") + (clause.isEmpty ? "" : " " + clause)
+            inserted += try execute(sql, Array(values[start..<end]))
             start = end
         }
         return inserted

@@ -90,14 +90,8 @@ extension ServerStore {
         var storedCount = 0
         if checkDuplicates {
             // After the check, an id stored meanwhile is skipped here and caught by the count below.
-            let width = processedColumns.count
-            var start = 0
-            while start < arguments.count {
-                let end = min(start + insertChunk * width, arguments.count)
-                storedCount += try connection.execute(processedInsertSkippingStoredSQL(rows: (end - start) / width),
-                                                      Array(arguments[start..<end]))
-                start = end
-            }
+            storedCount = try connection.insertRowsInStatements(into: "apm_event", columns: processedColumns, values: arguments,
+                                                                clause: "ON CONFLICT (project_id, id) DO NOTHING")
         } else {
             // Betting the events are new: a plain insert (COPY on PostgreSQL), which fails on a
             // stored id instead of probing the primary key once more per row to skip it.
@@ -120,14 +114,6 @@ extension ServerStore {
         "device_model", "page", "session_id", "duration_ms", "tags_json", "payload_json", "images_json", "context_json",
         "fingerprint", "issue_id", "frames_json", "state", "processed_at",
     ]
-
-    /// The multi-row insert that skips ids already stored (`ON CONFLICT DO NOTHING`), for the
-    /// attempt after a duplicate check.
-    private static func processedInsertSkippingStoredSQL(rows: Int) -> String {
-        let row = "(" + Array(repeating: "?", count: processedColumns.count).joined(separator: ", ") + ")"
-        return "INSERT INTO apm_event (\(processedColumns.joined(separator: ", "))) VALUES "
-            + Array(repeating: row, count: rows).joined(separator: ", ") + " ON CONFLICT (project_id, id) DO NOTHING"
-    }
 
     /// The ids among `ids` that the project already has.
     private static func storedIDs(projectID: Int64, among ids: [String], on connection: any DatabaseConnection) throws -> Set<String> {
