@@ -74,8 +74,11 @@ let package = Package(
             "VigilCore", "VigilSymbols", "VigilReports", "VigilServer", "VigilLaunch",
             "VigilBLE", "VigilBLESimulation", "Vigil", "VigilCommandLine",
         ], path: "Sources/vigil"),
-        .executableTarget(name: "VigilSample", dependencies: ["Vigil", "VigilCore", "VigilRuntime", "VigilLaunch", "VigilStore", "VigilCommandLine"],
-                          path: "Sources/vigil-sample"),
+        // The sample's memory probe with a recovering signal handler (sigsetjmp needs C).
+        .target(name: "CVigilSampleProbe"),
+        .executableTarget(name: "VigilSample", dependencies: [
+            "Vigil", "VigilCore", "VigilRuntime", "VigilLaunch", "VigilStore", "VigilCommandLine", "CVigilSampleProbe",
+        ], path: "Sources/vigil-sample"),
         .executableTarget(name: "VigilBench", dependencies: [
             "VigilCore", "VigilRuntime", "CVigilRuntime", "VigilStore", "VigilTransport", "Vigil",
             "VigilLaunch", "VigilSymbols", "VigilReports", "VigilServer", "VigilBLE",

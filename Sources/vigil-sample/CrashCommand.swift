@@ -3,6 +3,7 @@ import Vigil
 import VigilCommandLine
 import VigilCore
 import VigilRuntime
+import CVigilSampleProbe
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +13,7 @@ import Glibc
 /// the report as a `crash` event.
 enum CrashCommand: Command {
     static let name = "crash"
-    static let summary = "start Vigil and crash (segv, abort, swift-fatal, index, overflow, stack, background, double)"
+    static let summary = "start Vigil and crash (segv, abort, swift-fatal, index, overflow, stack, background, double, recovered)"
     static let usage = """
         usage: vigil-sample crash --kind K --data-dir DIR [options]
 
@@ -27,6 +28,16 @@ enum CrashCommand: Command {
                                double       the app's own SIGSEGV handler, installed after Vigil,
                                             aborts inside itself (crashInsideAppSignalHandler)
                                concurrent   two threads segv at the same moment
+                               recovered    a SIGSEGV handler installed before Vigil recovers
+                                            from --probes reads of an inaccessible page (as
+                                            runtimes and garbage collectors probe memory), then
+                                            the thread "vigil-crasher" segfaults
+                                            (crashBySegmentationFaultOnBackgroundThread)
+          --probes N           recovered: how many probes (default 3); prints "probe-page <hex>"
+                               and "probes-recovered <n>"
+          --recover R          recovered: longjmp (the handler siglongjmps out, default) or fix
+                               (it makes the page readable and returns)
+          --probes-only        recovered: exit 0 after the probes instead of crashing
           --threads N          start N idle threads first (their stacks are captured too)
           --app-handler M      also install an app handler for the crash signal: before (installed
                                before Vigil: runs after it) or after (installed after Vigil: runs
@@ -49,12 +60,12 @@ enum CrashCommand: Command {
         """
 
     enum Kind: String, CaseIterable {
-        case segv, abort, swiftFatal = "swift-fatal", index, overflow, stack, background, double, concurrent
+        case segv, abort, swiftFatal = "swift-fatal", index, overflow, stack, background, double, concurrent, recovered
 
         /// The signal the process dies with on this machine.
         var signal: Int32 {
             switch self {
-            case .segv, .stack, .background, .concurrent: return SIGSEGV
+            case .segv, .stack, .background, .concurrent, .recovered: return SIGSEGV
             case .abort, .double: return SIGABRT
             case .swiftFatal, .index, .overflow:
                 #if arch(x86_64)
@@ -69,9 +80,9 @@ enum CrashCommand: Command {
     static func run(_ words: [String]) throws -> Int32 {
         let valued: Set<String> = SampleHarness.commonValued.union([
             "kind", "threads", "app-handler", "marker", "depth", "report-file", "test-fault", "test-stall", "test-stall-ms",
-            "dlopen",
+            "dlopen", "probes", "recover",
         ])
-        let flags: Set<String> = ["announce", "no-vigil", "refresh-images"]
+        let flags: Set<String> = ["announce", "no-vigil", "refresh-images", "probes-only"]
         let arguments = try Arguments(words, valued: valued)
         let unknown = arguments.unknown(allowedFlags: flags, allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -97,7 +108,21 @@ enum CrashCommand: Command {
             }
         }
 
+        let probes: Int = try arguments.number("probes", default: 3)
+        guard (0...1000).contains(probes) else { throw UsageError("--probes 0…1000") }
+        let recovery: vigil_sample_probe_recovery
+        switch arguments.value("recover") ?? "longjmp" {
+        case "longjmp": recovery = VIGIL_SAMPLE_PROBE_LONGJMP
+        case "fix": recovery = VIGIL_SAMPLE_PROBE_FIX
+        default: throw UsageError("--recover: longjmp or fix")
+        }
+
         let harness = try SampleHarness(arguments: arguments)
+        if kind == .recovered {
+            // Before Vigil, as a runtime's handler is: Vigil's handler then runs first.
+            let status = vigil_sample_probe_install(recovery)
+            guard status == 0 else { throw UsageError("cannot install the probe handler (errno \(status))") }
+        }
         if appHandler == .before {
             CrashAppSignalHandler.install(signal: kind.signal, mode: .before, markerPath: arguments.value("marker"))
         }
@@ -121,13 +146,17 @@ enum CrashCommand: Command {
         }
         startIdleThreads(threads)
         let announce = arguments.flag("announce")
+        if kind == .recovered {
+            try probe(times: probes)
+            if arguments.flag("probes-only") { return 0 }
+        }
         var remaining = depth
         descendThenCrash(&remaining) { crash(kind, announce: announce) }
         return 1  // Not reached: every kind crashes.
     }
 
     private static func crash(_ kind: Kind, announce: Bool) {
-        if announce { announceCrash() }
+        if announce && kind != .recovered { announceCrash() }
         switch kind {
         case .segv, .double: crashBySegmentationFault()
         case .abort: crashByAbort()
@@ -137,9 +166,10 @@ enum CrashCommand: Command {
         case .stack:
             var depth = 0
             crashByStackOverflow(&depth)
-        case .background:
+        case .background, .recovered:
             let thread = Thread {
                 nameCurrentThread("vigil-crasher")
+                if kind == .recovered && announce { announceCrash() }
                 crashBySegmentationFaultOnBackgroundThread()
             }
             thread.start()
@@ -159,6 +189,16 @@ enum CrashCommand: Command {
             gate.signal()
             Thread.sleep(forTimeInterval: 30)
         }
+    }
+
+    /// Reads the probe page `times` times; the earlier handler recovers from each fault.
+    private static func probe(times: Int) throws {
+        let address = String(vigil_sample_probe_address(), radix: 16)
+        _ = "probe-page \(address)\n".withCString { write(1, $0, strlen($0)) }
+        var recovered = 0
+        for _ in 0..<times where vigil_sample_probe_read() == 1 { recovered += 1 }
+        _ = "probes-recovered \(recovered)\n".withCString { write(1, $0, strlen($0)) }
+        guard recovered == times else { throw UsageError("only \(recovered) of \(times) probes faulted and recovered") }
     }
 
     /// Idle threads named `vigil-idle-<n>`, asleep in the kernel, whose stacks the handler

@@ -16,6 +16,9 @@ public enum ChildProcess {
         public var seconds: Double
         /// Whether the timeout killed it.
         public var timedOut: Bool
+        /// CLOCK_MONOTONIC (ns) when this process learnt that the child had ended: an upper bound
+        /// of the child's death on the clock a child can print its own instants with.
+        public var endedAtMonotonicNs: UInt64 = 0
 
         public var description: String {
             let how = timedOut ? "timed out" : signal.map { "killed by signal \($0)" } ?? "exit \(exitStatus ?? -1)"
@@ -49,7 +52,11 @@ public enum ChildProcess {
         // Foundation's waitUntilExit() spins a run loop on Linux and burns a core while it
         // waits; the termination handler wakes us instead.
         let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
+        let ended = Collected()
+        process.terminationHandler = { _ in
+            ended.markEnded()
+            finished.signal()
+        }
         let started = Date()
         try process.run()
         var timedOut = false
@@ -64,13 +71,24 @@ public enum ChildProcess {
         return Outcome(exitStatus: bySignal ? nil : process.terminationStatus,
                        signal: bySignal ? process.terminationStatus : nil,
                        standardOutput: collected.text(isOut: true), standardError: collected.text(isOut: false),
-                       seconds: seconds, timedOut: timedOut)
+                       seconds: seconds, timedOut: timedOut, endedAtMonotonicNs: ended.endedAt)
     }
 
     private final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var out = Data()
         private var err = Data()
+        private var ended: UInt64 = 0
+        func markEnded() {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            lock.lock(); defer { lock.unlock() }
+            ended = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+        }
+        var endedAt: UInt64 {
+            lock.lock(); defer { lock.unlock() }
+            return ended
+        }
         func set(_ data: Data, isOut: Bool) {
             lock.lock(); defer { lock.unlock() }
             if isOut { out = data } else { err = data }

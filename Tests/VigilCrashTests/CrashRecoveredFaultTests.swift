@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import VigilCore
+import VigilRuntime
+import VigilTestSupport
+
+/// A SIGSEGV handler installed before Vigil that recovers from faults on a page it probes (as
+/// language runtimes and garbage collectors do): Vigil's handler runs first for every probe, and
+/// none of them may become a crash report, while a real crash after them must.
+@Suite("Faults an earlier handler recovers from are not crashes (real processes)")
+struct CrashRecoveredFaultTests {
+    /// What `vigil-sample crash --kind recovered` printed.
+    struct Printed {
+        var probePage: UInt64
+        var probesRecovered: Int
+        var crashAt: UInt64?
+
+        init(_ output: String) throws {
+            var page: UInt64?
+            var recovered: Int?
+            for line in output.split(separator: "\n") {
+                let words = line.split(separator: " ")
+                guard words.count == 2 else { continue }
+                switch words[0] {
+                case "probe-page": page = UInt64(words[1], radix: 16)
+                case "probes-recovered": recovered = Int(words[1])
+                case "crash-at": crashAt = UInt64(words[1])
+                default: break
+                }
+            }
+            probePage = try #require(page, "no probe-page line in: \(output)")
+            probesRecovered = try #require(recovered, "no probes-recovered line in: \(output)")
+        }
+    }
+
+    @Test("three recovered probes leave no report; the real crash after them on another thread is the one report, written at once, and the next launch reports exactly that crash",
+          arguments: ["longjmp", "fix"])
+    func probesThenRealCrash(recovery: String) throws {
+        let scenario = try CrashScenario()
+        let died = try scenario.crash("recovered", ["--recover", recovery, "--probes", "3", "--announce", "--threads", "1"])
+        #expect(died.signal == Signals.segv, "\(died)")
+        let printed = try Printed(died.standardOutput)
+        #expect(printed.probesRecovered == 3, "the earlier handler recovered every probe: \(died)")
+        let crashAt = try #require(printed.crashAt, "\(died)")
+
+        // One report, of the real crash: its signal, address and thread; nothing of the probes.
+        #expect(scenario.rawReports().count == 1, "\(scenario.rawReports())")
+        let report = try scenario.parsedRawReport()
+        #expect(report.signal == Signals.segv)
+        #expect(report.faultAddress == 0x20, "the real crash's address, not the probe page \(String(printed.probePage, radix: 16))")
+        #expect(report.crashedThread?.name == "vigil-crasher")
+        #expect(report.secondaryCrashes.isEmpty && report.handlerFault == nil)
+
+        // Written promptly: the report's end is stamped on the clock the sample announced the
+        // fault with (both CLOCK_MONOTONIC, in the crashing process); and the process died
+        // promptly too, as this process saw it (an upper bound, so generous for a loaded machine;
+        // a handler that waited for an earlier fault's fate would take 10 s).
+        let timing = try #require(report.timing)
+        #expect(timing.end >= crashAt && timing.end - crashAt < 1_000_000_000,
+                "report finished \(Double(Int64(timing.end) - Int64(crashAt)) / 1e6) ms after the fault")
+        #expect(died.endedAtMonotonicNs > crashAt && died.endedAtMonotonicNs - crashAt < 5_000_000_000,
+                "death seen \(Double(Int64(died.endedAtMonotonicNs) - Int64(crashAt)) / 1e6) ms after the fault")
+
+        let next = try scenario.recover()
+        try #require(next.crashes.count == 1, "events: \(next.events.map(\.type)); \(next.outcome.standardOutput)")
+        #expect(next.events.count == 1)
+        let (event, crash) = next.crashes[0]
+        #expect(crash.signal == SignalDescription.name(ofSignal: Signals.segv))
+        #expect(crash.faultAddress == Address(0x20))
+        #expect(crash.threads.first?.name == "vigil-crasher")
+        let functions = try CrashScenario.crashedThreadFunctions(event, crash)
+        #expect(functions.contains { $0.contains { $0.contains("crashBySegmentationFaultOnBackgroundThread") } },
+                "crashed thread: \(functions.map { $0.first ?? "?" })")
+        #expect(scenario.rawReports().isEmpty)
+        #expect(try scenario.recover().events.isEmpty, "no crash is reported twice")
+    }
+
+    @Test("recovered probes and a normal exit: the next launch finds a clean run and no crash",
+          arguments: ["longjmp", "fix"])
+    func probesOnly(recovery: String) throws {
+        let scenario = try CrashScenario()
+        let ran = try scenario.crash("recovered", ["--recover", recovery, "--probes", "3", "--probes-only"])
+        #expect(ran.exitStatus == 0, "\(ran)")
+        #expect(try Printed(ran.standardOutput).probesRecovered == 3)
+        let next = try scenario.recover()
+        #expect(next.events.isEmpty, "events: \(next.events.map(\.type)); \(next.outcome.standardOutput)")
+        #expect(next.counters["cleanRuns"] as? Int == 1, "\(next.counters)")
+        #expect(next.discarded.isEmpty, "\(next.discarded)")
+    }
+}
