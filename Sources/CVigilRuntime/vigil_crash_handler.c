@@ -29,6 +29,7 @@
 #include <stdatomic.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -50,6 +51,27 @@ static const int vigil_crash_signal_numbers[VIGIL_CRASH_SIGNAL_COUNT] = {SIGSEGV
 #define VIGIL_LINK_MAP_MAX 4096u
 /// Bytes a thread record needs besides its frames: tag, id, flags, source, count, name blob.
 #define VIGIL_THREAD_RECORD_RESERVE 128u
+
+/// `owner` while the owning thread's fault is with the handler installed before Vigil's (the
+/// thread id stays in the low 32 bits; a serial above this bit tells one chain from the next).
+#define VIGIL_OWNER_CHAINED (1ull << 32)
+#define VIGIL_OWNER_SERIAL_SHIFT 33
+/// Without an alternate signal stack, a thread counts as still inside the earlier handler when
+/// its stack pointer is below the chaining frame by less than this.
+#define VIGIL_CHAIN_STACK_SPAN ((uintptr_t)8 * 1024 * 1024)
+/// How long a thread asked where it is (a chain probe) is given to answer.
+#define VIGIL_PROBE_WAIT_NS (20ull * 1000000ull)
+/// A park signal's value with this bit is a chain probe, not a park request.
+#define VIGIL_PROBE_FLAG 0x80000000u
+
+/// Where a chain probe found the owning thread.
+enum {
+    VIGIL_CHAIN_UNKNOWN = 0,
+    /// Still inside the earlier handler (or deeper): its fault's fate is open.
+    VIGIL_CHAIN_INSIDE = 1,
+    /// Back in its own code (the handler left by a long jump), or gone: the fault was recovered.
+    VIGIL_CHAIN_LEFT = 2,
+};
 
 /// Where a thread's registers came from (the `source` field of a `thread` record).
 enum {
@@ -87,7 +109,10 @@ typedef struct vigil_thread_entry {
 static struct vigil_crash_state {
     int initialized;
     _Atomic uint32_t stage;
-    _Atomic int32_t owner;
+    /// Who owns the crash: 0 when free, else the thread id in the low 32 bits, plus
+    /// VIGIL_OWNER_CHAINED and a serial while that thread's fault is with the earlier handler.
+    /// Every change away from a chained value is a compare-and-swap of the whole word.
+    _Atomic uint64_t owner;
     _Atomic uint32_t armed;
     pid_t pid;
     int fd;
@@ -120,6 +145,17 @@ static struct vigil_crash_state {
     vigil_secondary_crash secondary[VIGIL_SECONDARY_MAX];
     _Atomic uint32_t secondary_count;
 
+    // The fault handed to the earlier handler (valid while `owner` is chained): an address in
+    // the chaining frame, and the alternate signal stack that frame is on (0, 0 if none).
+    uintptr_t chain_frame;
+    uintptr_t chain_stack_low;
+    uintptr_t chain_stack_high;
+    _Atomic uint64_t chain_serial;
+    _Atomic uint32_t probe_serial;
+    /// The last probe's answer: its serial shifted left by 2, and a VIGIL_CHAIN_ value.
+    _Atomic uint32_t probe_answer;
+    uint32_t reserve_bytes;
+
     void *swift_message_slot;
     /// A language-level exception recorded before the process aborts (vigil_crash_set_exception).
     char exception_type[256];
@@ -151,6 +187,18 @@ static pthread_mutex_t vigil_crash_refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 // MARK: - Small async-signal-safe helpers
 
 static int32_t vigil_gettid(void) { return (int32_t)syscall(SYS_gettid); }
+
+static int32_t vigil_owner_tid(uint64_t owner) { return (int32_t)(uint32_t)owner; }
+
+// Whether a thread of the chained fault whose stack pointer is `sp` is still inside the call to
+// the earlier handler. On an alternate signal stack this is exact: a thread that left the
+// handler by a long jump runs on its own stack again. Without one it is a bound: below the
+// chaining frame, and not too far.
+static int vigil_chain_holds(uintptr_t sp) {
+    uintptr_t frame = vigil_crash.chain_frame;
+    if (vigil_crash.chain_stack_high != 0) return sp >= vigil_crash.chain_stack_low && sp < frame;
+    return sp < frame && frame - sp < VIGIL_CHAIN_STACK_SPAN;
+}
 
 static void vigil_sleep_ms(uint32_t milliseconds) {
     struct timespec duration = {(time_t)(milliseconds / 1000), (long)(milliseconds % 1000) * 1000000L};
@@ -464,9 +512,23 @@ static void vigil_park_handle_signal(int signal_number, siginfo_t *info, void *u
     int saved_errno = errno;
     if (info == NULL || info->si_code != SI_QUEUE || info->si_pid != vigil_crash.pid) goto out;
     uint32_t value = (uint32_t)info->si_value.sival_int;
+    if ((value & VIGIL_PROBE_FLAG) != 0) {
+        // A chain probe: say whether this thread is still inside the earlier handler.
+        uint64_t owner = atomic_load(&vigil_crash.owner);
+        uint32_t where = VIGIL_CHAIN_LEFT;
+        vigil_crash_registers registers;
+        if ((owner & VIGIL_OWNER_CHAINED) != 0 && vigil_owner_tid(owner) == vigil_gettid()) {
+            where = !vigil_crash_registers_from_ucontext(ucontext, &registers) ? VIGIL_CHAIN_UNKNOWN
+                    : vigil_chain_holds(registers.sp)                         ? VIGIL_CHAIN_INSIDE
+                                                                              : VIGIL_CHAIN_LEFT;
+        }
+        atomic_store(&vigil_crash.probe_answer, ((value & 0x7FFFu) << 2) | where);
+        vigil_futex_wake(&vigil_crash.probe_answer, INT_MAX);
+        goto out;
+    }
     uint32_t generation = atomic_load(&vigil_crash.park_generation);
     uint32_t index = value & 0xFFFFu;
-    if ((value >> 16) != (generation & 0xFFFFu) || index >= vigil_crash.max_threads) goto out;
+    if ((value >> 16) != (generation & 0x7FFFu) || index >= vigil_crash.max_threads) goto out;
     vigil_park_slot *slot = &vigil_crash.slots[index];
     if (!vigil_crash_registers_from_ucontext(ucontext, &slot->registers)) goto out;
     slot->tid = vigil_gettid();
@@ -588,7 +650,7 @@ static int vigil_read_proc_registers(int32_t tid, vigil_crash_registers *registe
 static void vigil_write_other_threads(vigil_report_writer *writer, int32_t crashed_tid) {
     uint32_t skipped = 0;
     uint32_t count = vigil_list_threads(crashed_tid, &skipped);
-    uint32_t generation = (atomic_fetch_add(&vigil_crash.park_generation, 1) + 1) & 0xFFFFu;
+    uint32_t generation = (atomic_fetch_add(&vigil_crash.park_generation, 1) + 1) & 0x7FFFu;
     atomic_store(&vigil_crash.park_generation, generation);
     atomic_store(&vigil_crash.park_ready, 0);
     uint32_t secondary_count = atomic_load(&vigil_crash.secondary_count);
@@ -681,12 +743,13 @@ static void vigil_write_other_threads(vigil_report_writer *writer, int32_t crash
     vigil_report_end(writer);
 }
 
-static void vigil_write_secondary_crashes(vigil_report_writer *writer) {
+static void vigil_write_secondary_crashes(vigil_report_writer *writer, int32_t crashed_tid) {
     uint32_t count = atomic_load(&vigil_crash.secondary_count);
     if (count > VIGIL_SECONDARY_MAX) count = VIGIL_SECONDARY_MAX;
     for (uint32_t index = 0; index < count; index++) {
         const vigil_secondary_crash *crash = &vigil_crash.secondary[index];
-        if (!atomic_load(&((vigil_secondary_crash *)crash)->ready)) continue;
+        // A thread that waited as a secondary crash and then took the report over is the crash.
+        if (!atomic_load(&((vigil_secondary_crash *)crash)->ready) || crash->tid == crashed_tid) continue;
         vigil_report_begin(writer, "secondary");
         vigil_report_u64(writer, (uint64_t)crash->tid);
         vigil_report_u64(writer, (uint64_t)crash->signal_number);
@@ -707,6 +770,147 @@ static void vigil_write_ending(vigil_report_writer *writer) {
     atomic_store(&vigil_crash.stage, error == 0 ? VIGIL_CRASH_STAGE_WRITTEN : VIGIL_CRASH_STAGE_FAILED);
     vigil_futex_wake(&vigil_crash.stage, INT_MAX);
 }
+
+// MARK: - Chaining to a handler that may recover
+
+static void vigil_crash_handle_signal(int signal_number, siginfo_t *info, void *ucontext);
+
+// The chained fault was recovered: its report goes (the file is empty again, as a live run's
+// file is, with its reservation back), the crash-time state is reset, and the crash passes to
+// `next_owner` (0: nobody; capture is armed again).
+static void vigil_retract(uint64_t next_owner) {
+    if (vigil_crash.fd >= 0) {
+        while (ftruncate(vigil_crash.fd, 0) != 0 && errno == EINTR) {}
+        lseek(vigil_crash.fd, 0, SEEK_SET);
+        if (vigil_crash.counters.reserved) fallocate(vigil_crash.fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)vigil_crash.reserve_bytes);
+    }
+    vigil_crash.crash_signal = 0;
+    vigil_crash.finalized = 0;
+    vigil_crash.section = VIGIL_CRASH_SECTION_NONE;
+    for (int index = 0; index < VIGIL_SECONDARY_MAX; index++) atomic_store(&vigil_crash.secondary[index].ready, 0);
+    atomic_store(&vigil_crash.secondary_count, 0);
+    vigil_crash.counters.faults_recovered++;
+    atomic_store(&vigil_crash.stage, VIGIL_CRASH_STAGE_ARMED);
+    vigil_futex_wake(&vigil_crash.stage, INT_MAX);
+    atomic_store(&vigil_crash.owner, next_owner);
+}
+
+// Where the thread `tid` of the chained fault is. The thread itself knows from its stack pointer;
+// another thread is asked with a chain probe (the park signal), and when it does not answer in
+// time (it blocks the signal) its stack pointer is read from /proc when it waits in a system
+// call. A thread that no longer exists has left.
+static uint32_t vigil_chain_locate(int32_t tid) {
+    if (tid == vigil_gettid()) {
+        volatile uintptr_t here = 0;
+        return vigil_chain_holds((uintptr_t)&here) ? VIGIL_CHAIN_INSIDE : VIGIL_CHAIN_LEFT;
+    }
+    if (vigil_crash.park_signal != 0) {
+        uint32_t serial = (atomic_fetch_add(&vigil_crash.probe_serial, 1) + 1) & 0x7FFFu;
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        info.si_signo = vigil_crash.park_signal;
+        info.si_code = SI_QUEUE;
+        info.si_pid = vigil_crash.pid;
+        info.si_uid = getuid();
+        info.si_value.sival_int = (int)(VIGIL_PROBE_FLAG | serial);
+        if (syscall(SYS_rt_tgsigqueueinfo, vigil_crash.pid, tid, vigil_crash.park_signal, &info) != 0) {
+            if (errno == ESRCH) return VIGIL_CHAIN_LEFT;
+        } else {
+            uint64_t deadline = vigil_monotonic_now_ns() + VIGIL_PROBE_WAIT_NS;
+            while (1) {
+                uint32_t answer = atomic_load(&vigil_crash.probe_answer);
+                if ((answer >> 2) == serial) return answer & 3u;
+                uint64_t now = vigil_monotonic_now_ns();
+                if (now >= deadline) break;
+                vigil_futex_wait(&vigil_crash.probe_answer, answer, deadline - now);
+            }
+        }
+    }
+    vigil_crash_registers registers;
+    if (vigil_read_proc_registers(tid, &registers)) return vigil_chain_holds(registers.sp) ? VIGIL_CHAIN_INSIDE : VIGIL_CHAIN_LEFT;
+    return VIGIL_CHAIN_UNKNOWN;
+}
+
+// Whether the fault goes to the handler installed before Vigil's, which may recover from it: a
+// fault the kernel raised (the instruction runs again when the handlers return) and an earlier
+// action that is a handler function. SIG_DFL and SIG_IGN keep the plain path: the fault is fatal.
+static int vigil_chain_possible(int signal_number, const siginfo_t *info) {
+    int index = vigil_signal_index(signal_number);
+    if (index < 0 || info == NULL || info->si_code <= 0 || !vigil_is_fault_signal(signal_number)) return 0;
+    void (*handler)(int) = vigil_crash.previous[index].sa_handler;
+    return handler != SIG_DFL && handler != SIG_IGN;
+}
+
+// Hands the fault, whose report is complete on disk, to the earlier handler, called as the
+// kernel would have called it (its mask, SA_NODEFER, SA_RESETHAND, SA_SIGINFO), on this stack,
+// with `owner` marked chained so that a later fault can tell whether this one was recovered:
+// - it returns and Vigil's action is still installed: it handled the fault (the instruction runs
+//   again, and a fault that is still there comes back here), so the report goes and capture is
+//   armed again;
+// - it returns after changing the action (to the default, to let the fault kill the process):
+//   the report stays;
+// - it never returns: it ended the process (the report stays), or it left by a long jump, which
+//   the next fault, a chain probe (vigil_chain_locate) or vigil_crash_settle_chain notices.
+static void vigil_chain(int signal_number, siginfo_t *info, void *ucontext, int32_t tid) {
+    int index = vigil_signal_index(signal_number);
+    struct sigaction previous = vigil_crash.previous[index];
+    if ((previous.sa_flags & SA_RESETHAND) != 0) {
+        // The kernel would have reset that action when it delivered the signal to it: it is spent.
+        memset(&vigil_crash.previous[index], 0, sizeof vigil_crash.previous[index]);
+        vigil_crash.previous[index].sa_handler = SIG_DFL;
+        sigemptyset(&vigil_crash.previous[index].sa_mask);
+    }
+    volatile uintptr_t frame_marker = 0;
+    vigil_crash.chain_frame = (uintptr_t)&frame_marker;
+    vigil_crash.chain_stack_low = 0;
+    vigil_crash.chain_stack_high = 0;
+    // The kernel saved the thread's alternate stack in the context it handed us.
+    const ucontext_t *context = (const ucontext_t *)ucontext;
+    if (context != NULL && (context->uc_stack.ss_flags & SS_DISABLE) == 0 && context->uc_stack.ss_size > 0) {
+        uintptr_t low = (uintptr_t)context->uc_stack.ss_sp;
+        uintptr_t high = low + context->uc_stack.ss_size;
+        if (vigil_crash.chain_frame >= low && vigil_crash.chain_frame < high) {
+            vigil_crash.chain_stack_low = low;
+            vigil_crash.chain_stack_high = high;
+        }
+    }
+    uint64_t serial = atomic_fetch_add(&vigil_crash.chain_serial, 1) + 1;
+    uint64_t chained = (serial << VIGIL_OWNER_SERIAL_SHIFT) | VIGIL_OWNER_CHAINED | (uint32_t)tid;
+    atomic_store(&vigil_crash.owner, chained);
+
+    sigset_t blocked = previous.sa_mask;
+    if ((previous.sa_flags & SA_NODEFER) == 0) sigaddset(&blocked, signal_number);
+    sigset_t saved;
+    pthread_sigmask(SIG_BLOCK, &blocked, &saved);
+    if ((previous.sa_flags & SA_SIGINFO) != 0) {
+        previous.sa_sigaction(signal_number, info, ucontext);
+    } else {
+        previous.sa_handler(signal_number);
+    }
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    (void)frame_marker;
+
+    struct sigaction current;
+    int still_ours = sigaction(signal_number, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) != 0 &&
+                     current.sa_sigaction == vigil_crash_handle_signal;
+    uint64_t expected = chained;
+    // Another thread may have judged this chain over (and taken the crash) meanwhile: then the
+    // crash is no longer this thread's to settle.
+    if (!atomic_compare_exchange_strong(&vigil_crash.owner, &expected, (uint64_t)(uint32_t)tid)) return;
+    if (still_ours) vigil_retract(0);
+}
+
+// Outside a signal handler: retracts the report of a chained fault whose thread has left the
+// earlier handler by a long jump (it recovered) when no later fault came to notice it.
+static void vigil_settle_chain(void) {
+    if (!vigil_crash.initialized || getpid() != vigil_crash.pid) return;
+    uint64_t owner = atomic_load(&vigil_crash.owner);
+    if ((owner & VIGIL_OWNER_CHAINED) == 0) return;
+    if (vigil_chain_locate(vigil_owner_tid(owner)) != VIGIL_CHAIN_LEFT) return;
+    if (atomic_compare_exchange_strong(&vigil_crash.owner, &owner, (uint64_t)(uint32_t)vigil_gettid())) vigil_retract(0);
+}
+
+static void vigil_settle_chain_at_exit(void) { vigil_settle_chain(); }
 
 // MARK: - The handler
 
@@ -787,13 +991,17 @@ static void vigil_crash_primary(int signal_number, siginfo_t *info, void *uconte
 
     vigil_enter_section(VIGIL_CRASH_SECTION_THREADS);
     vigil_write_other_threads(writer, tid);
-    vigil_write_secondary_crashes(writer);
+    vigil_write_secondary_crashes(writer, tid);
     vigil_crash.marks_ns[2] = vigil_monotonic_now_ns();
 
     vigil_enter_section(VIGIL_CRASH_SECTION_FINISH);
     vigil_crash.finalized = 1;
     atomic_signal_fence(memory_order_seq_cst);
     vigil_write_ending(writer);
+    if (vigil_chain_possible(signal_number, info)) {
+        vigil_chain(signal_number, info, ucontext, tid);
+        return;
+    }
     vigil_pass_on(signal_number, info);
 }
 
@@ -831,29 +1039,76 @@ static void vigil_crash_nested(int signal_number, siginfo_t *info, void *ucontex
 
 // A crash on another thread while the first is being handled: noted for the first report, then
 // this thread waits for the process to die (bounded), and passes its own signal on if it did not.
+// While the first fault is with the earlier handler, this thread asks where its thread is: once
+// it has left the handler, that fault was recovered, and this one takes the report over; when
+// the earlier handler returns, the crash is free again and this one takes it.
 static void vigil_crash_secondary(int signal_number, siginfo_t *info, void *ucontext, int32_t tid) {
-    uint32_t index = atomic_fetch_add(&vigil_crash.secondary_count, 1);
-    if (index < VIGIL_SECONDARY_MAX) {
-        vigil_secondary_crash *crash = &vigil_crash.secondary[index];
-        crash->tid = tid;
-        crash->signal_number = signal_number;
-        crash->code = info ? info->si_code : 0;
-        crash->fault_address = info ? (uintptr_t)info->si_addr : 0;
-        if (!vigil_crash_registers_from_ucontext(ucontext, &crash->registers)) memset(&crash->registers, 0, sizeof crash->registers);
-        atomic_store(&crash->ready, 1);
-    }
+    int recorded = 0;
     uint64_t deadline = vigil_monotonic_now_ns() + VIGIL_SECONDARY_WAIT_NS;
     while (1) {
+        uint64_t owner = atomic_load(&vigil_crash.owner);
+        if (owner == 0) {
+            if (atomic_compare_exchange_strong(&vigil_crash.owner, &owner, (uint64_t)(uint32_t)tid)) {
+                vigil_crash_primary(signal_number, info, ucontext, tid);
+                return;
+            }
+            continue;
+        }
         uint32_t stage = atomic_load(&vigil_crash.stage);
+        if ((owner & VIGIL_OWNER_CHAINED) != 0) {
+            if (vigil_chain_locate(vigil_owner_tid(owner)) == VIGIL_CHAIN_LEFT) {
+                if (atomic_compare_exchange_strong(&vigil_crash.owner, &owner, (uint64_t)(uint32_t)tid)) {
+                    vigil_retract((uint64_t)(uint32_t)tid);
+                    vigil_crash_primary(signal_number, info, ucontext, tid);
+                    return;
+                }
+                continue;
+            }
+        } else if (!recorded && stage == VIGIL_CRASH_STAGE_WRITING) {
+            recorded = 1;
+            uint32_t index = atomic_fetch_add(&vigil_crash.secondary_count, 1);
+            if (index < VIGIL_SECONDARY_MAX) {
+                vigil_secondary_crash *crash = &vigil_crash.secondary[index];
+                crash->tid = tid;
+                crash->signal_number = signal_number;
+                crash->code = info ? info->si_code : 0;
+                crash->fault_address = info ? (uintptr_t)info->si_addr : 0;
+                if (!vigil_crash_registers_from_ucontext(ucontext, &crash->registers)) memset(&crash->registers, 0, sizeof crash->registers);
+                atomic_store(&crash->ready, 1);
+            }
+        }
         uint64_t now = vigil_monotonic_now_ns();
         if (now >= deadline) break;
-        if (stage == VIGIL_CRASH_STAGE_WRITING) {
-            vigil_futex_wait(&vigil_crash.stage, stage, deadline - now);
+        if ((owner & VIGIL_OWNER_CHAINED) != 0) {
+            // The earlier handler is deciding (or this thread could not tell): ask again soon.
+            vigil_sleep_ms(5);
+        } else if (stage == VIGIL_CRASH_STAGE_WRITING) {
+            uint64_t slice = deadline - now < 50000000ull ? deadline - now : 50000000ull;
+            vigil_futex_wait(&vigil_crash.stage, stage, slice);
         } else {
-            // The report is done and the first thread is passing its signal on, which ends the
-            // process; wait for that rather than racing it with this thread's signal.
-            vigil_sleep_ms(50);
+            // The report is done and the first thread is passing its signal on (to the earlier
+            // handler, or to the default action), which may end the process; wait for that
+            // rather than racing it with this thread's signal.
+            vigil_sleep_ms(20);
         }
+    }
+    vigil_pass_on(signal_number, info);
+}
+
+// This thread faults again while its earlier fault is with the earlier handler. If it is still
+// inside that handler, the handler itself faulted: the earlier report stands and the signal goes
+// on as it would have without Vigil. If it left the handler (a long jump), the earlier fault was
+// recovered and this one is a new one.
+static void vigil_crash_reentered(int signal_number, siginfo_t *info, void *ucontext, int32_t tid, uint64_t owner) {
+    vigil_crash_registers registers;
+    if (vigil_crash_registers_from_ucontext(ucontext, &registers) && !vigil_chain_holds(registers.sp)) {
+        if (atomic_compare_exchange_strong(&vigil_crash.owner, &owner, (uint64_t)(uint32_t)tid)) {
+            vigil_retract((uint64_t)(uint32_t)tid);
+            vigil_crash_primary(signal_number, info, ucontext, tid);
+        } else {
+            vigil_crash_secondary(signal_number, info, ucontext, tid);
+        }
+        return;
     }
     vigil_pass_on(signal_number, info);
 }
@@ -868,10 +1123,12 @@ static void vigil_crash_handle_signal(int signal_number, siginfo_t *info, void *
         return;
     }
     int32_t tid = vigil_gettid();
-    int32_t expected = 0;
-    if (atomic_compare_exchange_strong(&vigil_crash.owner, &expected, tid)) {
+    uint64_t expected = 0;
+    if (atomic_compare_exchange_strong(&vigil_crash.owner, &expected, (uint64_t)(uint32_t)tid)) {
         vigil_crash_primary(signal_number, info, ucontext, tid);
-    } else if (expected == tid) {
+    } else if (vigil_owner_tid(expected) == tid && (expected & VIGIL_OWNER_CHAINED) != 0) {
+        vigil_crash_reentered(signal_number, info, ucontext, tid, expected);
+    } else if (vigil_owner_tid(expected) == tid) {
         vigil_crash_nested(signal_number, info, ucontext);
     } else {
         vigil_crash_secondary(signal_number, info, ucontext, tid);
@@ -994,6 +1251,8 @@ static int vigil_crash_initialize(const vigil_crash_config *config) {
     vigil_crash.swift_message_slot = message_buffer ? message_buffer() : NULL;
     vigil_crash_crc32(0, "", 0);
     vigil_crash.park_signal = vigil_pick_park_signal();
+    // A fault recovered by a long jump right before a normal exit has nobody else to retract it.
+    atexit(vigil_settle_chain_at_exit);
 
     struct sigaction action;
     memset(&action, 0, sizeof action);
@@ -1021,9 +1280,12 @@ int vigil_crash_install(const vigil_crash_config *config) {
     if (!vigil_crash.initialized) {
         status = vigil_crash_initialize(config);
         if (status != 0) goto done;
-    } else if (atomic_load(&vigil_crash.owner) != 0) {
-        status = EBUSY;  // A crash is in progress on another thread.
-        goto done;
+    } else {
+        vigil_settle_chain();
+        if (atomic_load(&vigil_crash.owner) != 0) {
+            status = EBUSY;  // A crash is in progress on another thread.
+            goto done;
+        }
     }
     if (vigil_crash.fd >= 0) close(vigil_crash.fd);
     vigil_crash.fd = -1;
@@ -1037,6 +1299,7 @@ int vigil_crash_install(const vigil_crash_config *config) {
     // with the process, crash or not.
     flock(fd, LOCK_EX | LOCK_NB);
     uint32_t reserve = config->reserve_bytes ? config->reserve_bytes : 512 * 1024;
+    vigil_crash.reserve_bytes = reserve;
     vigil_crash.counters.reserved = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)reserve) == 0;
     vigil_crash.fd = fd;
     size_t path_length = strlen(config->report_path);
@@ -1061,6 +1324,7 @@ done:
 
 void vigil_crash_disarm(int remove_file) {
     pthread_mutex_lock(&vigil_crash_install_lock);
+    vigil_settle_chain();
     if (vigil_crash.initialized && atomic_load(&vigil_crash.owner) == 0) {
         atomic_store(&vigil_crash.armed, 0);
         atomic_store(&vigil_crash.stage, VIGIL_CRASH_STAGE_DISARMED);
@@ -1080,6 +1344,9 @@ int vigil_crash_refresh_images(int force) {
         result = -1;
         goto done;
     }
+    // The periodic refresh is also where a fault recovered by a long jump is noticed when no
+    // later fault came (see vigil_chain).
+    vigil_settle_chain();
     uint32_t current = atomic_load(&vigil_crash.published_images) & 1u;
     if (!force && vigil_crash.counters.installs > 0 && !vigil_images_changed(&vigil_crash.images[current])) goto done;
     // The handler reads the published buffer; this writes the other one. A handler that loaded

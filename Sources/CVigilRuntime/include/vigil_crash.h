@@ -1,7 +1,9 @@
 // vigil_crash.h: the crash handler. Catches SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and SIGTRAP
 // on an alternate signal stack, writes a raw crash report into a file opened at install, then
 // hands the signal to whatever handler was installed before (or the default action), so the
-// process dies with the same signal it would have died with without Vigil.
+// process dies with the same signal it would have died with without Vigil. A fault that handler
+// recovers from (runtimes and garbage collectors probe memory that way) is not a crash: its
+// report is retracted and capture stays armed (docs/crash.md, "Chaining").
 //
 // Crash time is C and async-signal-safe: everything the handler needs (the report file, its
 // write buffer, the frame buffers, the memory-map table, the image snapshot, the metadata) is
@@ -40,7 +42,9 @@ typedef enum vigil_crash_stage_value {
     VIGIL_CRASH_STAGE_DISARMED = 2,
     /// A crash is being written.
     VIGIL_CRASH_STAGE_WRITING = 3,
-    /// The report is complete (end marker written); the signal is being passed on.
+    /// The report is complete (end marker written); the signal is being passed on. For a fault
+    /// handed to a handler installed before Vigil's, the stage goes back to ARMED when that
+    /// handler recovers from it.
     VIGIL_CRASH_STAGE_WRITTEN = 4,
     /// Writing failed (disk full, I/O error): no valid report; the signal is being passed on.
     VIGIL_CRASH_STAGE_FAILED = 5,
@@ -108,6 +112,9 @@ typedef struct vigil_crash_counters {
     uint32_t images_dropped;
     /// Whether the report file got its disk reservation.
     uint32_t reserved;
+    /// Faults handed to the handler installed before Vigil's that it recovered from: their
+    /// reports were retracted.
+    uint64_t faults_recovered;
 } vigil_crash_counters;
 
 /// Installs the handlers (first call) or re-arms them with a new report file and metadata (later
@@ -128,7 +135,8 @@ void vigil_crash_disarm(int remove_file);
 /// Re-reads the loaded images into the snapshot the handler uses, when the loader reports that
 /// images were added or removed since the last snapshot (or always with `force`). Returns 1
 /// when a new snapshot was published, 0 when nothing changed, or -1 (not installed, or a crash
-/// is in progress).
+/// is in progress). It first retracts the report of a fault that the handler installed before
+/// Vigil's recovered from by a long jump, when no later fault noticed it (docs/crash.md).
 ///
 /// NOT async-signal-safe (`dl_iterate_phdr`): call from a background queue, e.g. periodically
 /// and after `dlopen`. The handler reads the published snapshot and never one being written

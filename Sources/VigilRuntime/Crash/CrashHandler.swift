@@ -113,6 +113,9 @@ public enum CrashHandler {
         public var imagesDropped: Int
         /// Whether the report file got its disk reservation.
         public var reserved: Bool
+        /// Faults handed to a handler installed before Vigil's that it recovered from (their
+        /// reports were retracted; docs/crash.md, "Chaining").
+        public var recoveredFaults: UInt64 = 0
     }
 
     /// Installs the handlers (first call) or re-arms them with a new report file and metadata,
@@ -159,7 +162,7 @@ public enum CrashHandler {
         vigil_crash_get_counters(&raw)
         return Counters(installs: raw.installs, imageRefreshes: raw.image_refreshes,
                         imageRefreshesSkipped: raw.image_refreshes_skipped, imagesDropped: Int(raw.images_dropped),
-                        reserved: raw.reserved != 0)
+                        reserved: raw.reserved != 0, recoveredFaults: raw.faults_recovered)
     }
 
     /// CRC-32 (zlib's polynomial) of `bytes`, as the raw report's end marker carries it.
