@@ -37,6 +37,12 @@ enum CrashCommand: Command {
                                and "probes-recovered <n>"
           --recover R          recovered: longjmp (the handler siglongjmps out, default) or fix
                                (it makes the page readable and returns)
+          --probe-on P         recovered: probe on the main thread (main, default; it has an
+                               alternate signal stack) or on the thread "vigil-prober" (thread;
+                               it has none, and sleeps after probing)
+          --crash-on C         recovered: the real crash on the thread "vigil-crasher" (other,
+                               default) or on the probing thread (same: crashBySegmentationFault
+                               on main, crashBySegmentationFaultOnBackgroundThread on the prober)
           --probes-only        recovered: exit 0 after the probes instead of crashing
           --threads N          start N idle threads first (their stacks are captured too)
           --app-handler M      also install an app handler for the crash signal: before (installed
@@ -80,7 +86,7 @@ enum CrashCommand: Command {
     static func run(_ words: [String]) throws -> Int32 {
         let valued: Set<String> = SampleHarness.commonValued.union([
             "kind", "threads", "app-handler", "marker", "depth", "report-file", "test-fault", "test-stall", "test-stall-ms",
-            "dlopen", "probes", "recover",
+            "dlopen", "probes", "recover", "probe-on", "crash-on",
         ])
         let flags: Set<String> = ["announce", "no-vigil", "refresh-images", "probes-only"]
         let arguments = try Arguments(words, valued: valued)
@@ -147,8 +153,20 @@ enum CrashCommand: Command {
         startIdleThreads(threads)
         let announce = arguments.flag("announce")
         if kind == .recovered {
-            try probe(times: probes)
-            if arguments.flag("probes-only") { return 0 }
+            let onThread: Bool
+            switch arguments.value("probe-on") ?? "main" {
+            case "main": onThread = false
+            case "thread": onThread = true
+            default: throw UsageError("--probe-on: main or thread")
+            }
+            let sameThread: Bool
+            switch arguments.value("crash-on") ?? "other" {
+            case "other": sameThread = false
+            case "same": sameThread = true
+            default: throw UsageError("--crash-on: other or same")
+            }
+            return try probeThenCrash(times: probes, onThread: onThread, sameThread: sameThread, announce: announce,
+                                      probesOnly: arguments.flag("probes-only"))
         }
         var remaining = depth
         descendThenCrash(&remaining) { crash(kind, announce: announce) }
@@ -189,6 +207,50 @@ enum CrashCommand: Command {
             gate.signal()
             Thread.sleep(forTimeInterval: 30)
         }
+    }
+
+    /// The `recovered` kind: probes on the main thread or on "vigil-prober", then (unless
+    /// `probesOnly`) a real crash on the probing thread or on "vigil-crasher".
+    private static func probeThenCrash(times: Int, onThread: Bool, sameThread: Bool, announce: Bool,
+                                       probesOnly: Bool) throws -> Int32 {
+        guard onThread else {
+            try probe(times: times)
+            if probesOnly { return printRecoveredFaults() }
+            if sameThread {
+                if announce { announceCrash() }
+                crashBySegmentationFault()
+            } else {
+                crash(.recovered, announce: announce)
+            }
+            return 1
+        }
+        final class Outcome: @unchecked Sendable { var failure: String? }
+        let outcome = Outcome()
+        let probed = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            nameCurrentThread("vigil-prober")
+            do { try probe(times: times) } catch { outcome.failure = "\(error)" }
+            probed.signal()
+            if sameThread && !probesOnly && outcome.failure == nil {
+                if announce { announceCrash() }
+                crashBySegmentationFaultOnBackgroundThread()
+            }
+            while true { sleep(60) }
+        }
+        thread.start()
+        probed.wait()
+        if let failure = outcome.failure { throw UsageError(failure) }
+        if probesOnly { return printRecoveredFaults() }
+        if !sameThread { crash(.recovered, announce: announce) }
+        Thread.sleep(forTimeInterval: 30)
+        return 1
+    }
+
+    /// Prints `vigil-recovered-faults <n>`: the faults Vigil has seen recovered so far (a fault
+    /// recovered by a long jump is noticed at the next fault, check or exit). Returns 0.
+    private static func printRecoveredFaults() -> Int32 {
+        _ = "vigil-recovered-faults \(CrashHandler.counters.recoveredFaults)\n".withCString { write(1, $0, strlen($0)) }
+        return 0
     }
 
     /// Reads the probe page `times` times; the earlier handler recovers from each fault.
