@@ -44,6 +44,8 @@ enum CrashCommand: Command {
                                default) or on the probing thread (same: crashBySegmentationFault
                                on main, crashBySegmentationFaultOnBackgroundThread on the prober)
           --probes-only        recovered: exit 0 after the probes instead of crashing
+          --linger-ms MS       recovered, with --probes-only: wait MS before exiting (Vigil's
+                               once-a-second check then notices a fault recovered by a long jump)
           --threads N          start N idle threads first (their stacks are captured too)
           --app-handler M      also install an app handler for the crash signal: before (installed
                                before Vigil: runs after it) or after (installed after Vigil: runs
@@ -86,7 +88,7 @@ enum CrashCommand: Command {
     static func run(_ words: [String]) throws -> Int32 {
         let valued: Set<String> = SampleHarness.commonValued.union([
             "kind", "threads", "app-handler", "marker", "depth", "report-file", "test-fault", "test-stall", "test-stall-ms",
-            "dlopen", "probes", "recover", "probe-on", "crash-on",
+            "dlopen", "probes", "recover", "probe-on", "crash-on", "linger-ms",
         ])
         let flags: Set<String> = ["announce", "no-vigil", "refresh-images", "probes-only"]
         let arguments = try Arguments(words, valued: valued)
@@ -165,8 +167,10 @@ enum CrashCommand: Command {
             case "same": sameThread = true
             default: throw UsageError("--crash-on: other or same")
             }
+            let linger: Int = try arguments.number("linger-ms", default: 0)
+            guard (0...60_000).contains(linger) else { throw UsageError("--linger-ms 0…60000") }
             return try probeThenCrash(times: probes, onThread: onThread, sameThread: sameThread, announce: announce,
-                                      probesOnly: arguments.flag("probes-only"))
+                                      probesOnly: arguments.flag("probes-only"), lingerMs: linger)
         }
         var remaining = depth
         descendThenCrash(&remaining) { crash(kind, announce: announce) }
@@ -212,10 +216,10 @@ enum CrashCommand: Command {
     /// The `recovered` kind: probes on the main thread or on "vigil-prober", then (unless
     /// `probesOnly`) a real crash on the probing thread or on "vigil-crasher".
     private static func probeThenCrash(times: Int, onThread: Bool, sameThread: Bool, announce: Bool,
-                                       probesOnly: Bool) throws -> Int32 {
+                                       probesOnly: Bool, lingerMs: Int) throws -> Int32 {
         guard onThread else {
             try probe(times: times)
-            if probesOnly { return printRecoveredFaults() }
+            if probesOnly { return printRecoveredFaults(after: lingerMs) }
             if sameThread {
                 if announce { announceCrash() }
                 crashBySegmentationFault()
@@ -240,15 +244,16 @@ enum CrashCommand: Command {
         thread.start()
         probed.wait()
         if let failure = outcome.failure { throw UsageError(failure) }
-        if probesOnly { return printRecoveredFaults() }
+        if probesOnly { return printRecoveredFaults(after: lingerMs) }
         if !sameThread { crash(.recovered, announce: announce) }
         Thread.sleep(forTimeInterval: 30)
         return 1
     }
 
-    /// Prints `vigil-recovered-faults <n>`: the faults Vigil has seen recovered so far (a fault
-    /// recovered by a long jump is noticed at the next fault, check or exit). Returns 0.
-    private static func printRecoveredFaults() -> Int32 {
+    /// Prints `vigil-recovered-faults <n>` after `lingerMs`: the faults Vigil has seen recovered so
+    /// far (a fault recovered by a long jump is noticed at the next fault, check or exit). Returns 0.
+    private static func printRecoveredFaults(after lingerMs: Int) -> Int32 {
+        if lingerMs > 0 { Thread.sleep(forTimeInterval: Double(lingerMs) / 1000) }
         _ = "vigil-recovered-faults \(CrashHandler.counters.recoveredFaults)\n".withCString { write(1, $0, strlen($0)) }
         return 0
     }

@@ -116,4 +116,15 @@ struct CrashRecoveredFaultTests {
         #expect(next.counters["cleanRuns"] as? Int == 1, "\(next.counters)")
         #expect(next.discarded.isEmpty, "\(next.discarded)")
     }
+
+    @Test("a fault recovered by a long jump is retracted by the once-a-second check while the process lives on",
+          arguments: ["main", "thread"])
+    func longJumpNoticedByPeriodicCheck(probeOn: String) throws {
+        let scenario = try CrashScenario()
+        let ran = try scenario.crash("recovered", ["--recover", "longjmp", "--probe-on", probeOn, "--probes", "3",
+                                                   "--probes-only", "--linger-ms", "3000"])
+        #expect(ran.exitStatus == 0, "\(ran)")
+        #expect(ran.standardOutput.contains("vigil-recovered-faults 3\n"), "all three retracted before exit: \(ran)")
+        #expect(try scenario.recover().events.isEmpty)
+    }
 }
