@@ -118,6 +118,8 @@ static struct vigil_crash_state {
     int fd;
     char report_path[PATH_MAX];
     struct sigaction previous[VIGIL_CRASH_SIGNAL_COUNT];
+    /// Vigil's own action for the crash signals.
+    struct sigaction action;
 
     uint8_t *write_buffer;
     uint8_t *metadata;
@@ -844,9 +846,10 @@ static int vigil_chain_possible(int signal_number, const siginfo_t *info) {
 // Hands the fault, whose report is complete on disk, to the earlier handler, called as the
 // kernel would have called it (its mask, SA_NODEFER, SA_RESETHAND, SA_SIGINFO), on this stack,
 // with `owner` marked chained so that a later fault can tell whether this one was recovered:
-// - it returns and Vigil's action is still installed: it handled the fault (the instruction runs
-//   again, and a fault that is still there comes back here), so the report goes and capture is
-//   armed again;
+// - it returns and Vigil's action is still installed (or the handler installed itself again,
+//   which puts Vigil's back in front of it): it handled the fault (the instruction runs again,
+//   and a fault that is still there comes back here), so the report goes and capture is armed
+//   again;
 // - it returns after changing the action (to the default, to let the fault kill the process):
 //   the report stays;
 // - it never returns: it ended the process (the report stays), or it left by a long jump, which
@@ -891,13 +894,23 @@ static void vigil_chain(int signal_number, siginfo_t *info, void *ucontext, int3
     (void)frame_marker;
 
     struct sigaction current;
-    int still_ours = sigaction(signal_number, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) != 0 &&
-                     current.sa_sigaction == vigil_crash_handle_signal;
+    int recovered = 0;
+    if (sigaction(signal_number, NULL, &current) == 0) {
+        if ((current.sa_flags & SA_SIGINFO) != 0 && current.sa_sigaction == vigil_crash_handle_signal) {
+            recovered = 1;
+        } else if (current.sa_handler == previous.sa_handler) {
+            // It installed itself again (as a System V style one-shot handler does once it has
+            // dealt with the signal): recovered. Vigil's action goes back in front of it.
+            vigil_crash.previous[index] = current;
+            sigaction(signal_number, &vigil_crash.action, NULL);
+            recovered = 1;
+        }
+    }
     uint64_t expected = chained;
     // Another thread may have judged this chain over (and taken the crash) meanwhile: then the
     // crash is no longer this thread's to settle.
     if (!atomic_compare_exchange_strong(&vigil_crash.owner, &expected, (uint64_t)(uint32_t)tid)) return;
-    if (still_ours) vigil_retract(0);
+    if (recovered) vigil_retract(0);
 }
 
 // Outside a signal handler: retracts the report of a chained fault whose thread has left the
@@ -1261,6 +1274,7 @@ static int vigil_crash_initialize(const vigil_crash_config *config) {
     // must reach it again rather than kill the process with the report half written.
     action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&action.sa_mask);
+    vigil_crash.action = action;
     for (int index = 0; index < VIGIL_CRASH_SIGNAL_COUNT; index++) {
         if (sigaction(vigil_crash_signal_numbers[index], &action, &vigil_crash.previous[index]) != 0) {
             memset(&vigil_crash.previous[index], 0, sizeof vigil_crash.previous[index]);

@@ -20,6 +20,7 @@ static struct {
     size_t page_size;
     struct sigaction previous_segv;
     struct sigaction previous_bus;
+    struct sigaction own;
     sigjmp_buf landing;
     volatile sig_atomic_t probing;
     _Atomic uint32_t recovered;
@@ -55,6 +56,20 @@ static void vigil_probe_handle(int signal_number, siginfo_t *info, void *context
     mprotect(vigil_probe.page, vigil_probe.page_size, PROT_READ);
 }
 
+// REARM: a one-shot plain handler. The kernel reset the action to the default when it called it.
+static void vigil_probe_handle_plain(int signal_number) {
+    if (!vigil_probe.probing) {
+        // Not the probe's: the action installed before this one goes back, and the fault runs
+        // again into it (with its own siginfo, which this handler does not have to pass on).
+        atomic_fetch_add(&vigil_probe.declined, 1);
+        sigaction(signal_number, signal_number == SIGBUS ? &vigil_probe.previous_bus : &vigil_probe.previous_segv, NULL);
+        return;
+    }
+    atomic_fetch_add(&vigil_probe.recovered, 1);
+    mprotect(vigil_probe.page, vigil_probe.page_size, PROT_READ);
+    sigaction(signal_number, &vigil_probe.own, NULL);
+}
+
 int vigil_sample_probe_install(vigil_sample_probe_recovery recovery) {
     if (vigil_probe.installed) return EALREADY;
     long page_size = sysconf(_SC_PAGESIZE);
@@ -65,9 +80,15 @@ int vigil_sample_probe_install(vigil_sample_probe_recovery recovery) {
     vigil_probe.recovery = recovery;
     struct sigaction action;
     memset(&action, 0, sizeof action);
-    action.sa_sigaction = vigil_probe_handle;
-    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    if (recovery == VIGIL_SAMPLE_PROBE_REARM) {
+        action.sa_handler = vigil_probe_handle_plain;
+        action.sa_flags = SA_RESETHAND | SA_ONSTACK;
+    } else {
+        action.sa_sigaction = vigil_probe_handle;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    }
     sigemptyset(&action.sa_mask);
+    vigil_probe.own = action;
     if (sigaction(SIGSEGV, &action, &vigil_probe.previous_segv) != 0) return errno;
     if (sigaction(SIGBUS, &action, &vigil_probe.previous_bus) != 0) return errno;
     vigil_probe.installed = 1;

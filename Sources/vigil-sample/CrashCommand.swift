@@ -35,8 +35,10 @@ enum CrashCommand: Command {
                                             (crashBySegmentationFaultOnBackgroundThread)
           --probes N           recovered: how many probes (default 3); prints "probe-page <hex>"
                                and "probes-recovered <n>"
-          --recover R          recovered: longjmp (the handler siglongjmps out, default) or fix
-                               (it makes the page readable and returns)
+          --recover R          recovered: longjmp (the handler siglongjmps out, default), fix
+                               (it makes the page readable and returns) or rearm (a plain
+                               SA_RESETHAND handler that fixes the page, installs itself again
+                               and returns)
           --probe-on P         recovered: probe on the main thread (main, default; it has an
                                alternate signal stack) or on the thread "vigil-prober" (thread;
                                it has none, and sleeps after probing)
@@ -122,7 +124,8 @@ enum CrashCommand: Command {
         switch arguments.value("recover") ?? "longjmp" {
         case "longjmp": recovery = VIGIL_SAMPLE_PROBE_LONGJMP
         case "fix": recovery = VIGIL_SAMPLE_PROBE_FIX
-        default: throw UsageError("--recover: longjmp or fix")
+        case "rearm": recovery = VIGIL_SAMPLE_PROBE_REARM
+        default: throw UsageError("--recover: longjmp, fix or rearm")
         }
 
         let harness = try SampleHarness(arguments: arguments)

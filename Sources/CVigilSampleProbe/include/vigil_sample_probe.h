@@ -21,10 +21,14 @@ typedef enum vigil_sample_probe_recovery {
     VIGIL_SAMPLE_PROBE_LONGJMP = 0,
     /// Makes the page readable and returns: the faulting read runs again and succeeds.
     VIGIL_SAMPLE_PROBE_FIX = 1,
+    /// The System V style: a plain handler (no SA_SIGINFO, so it cannot see the address: it goes
+    /// by "a probe is in progress") installed with SA_RESETHAND, which makes the page readable,
+    /// installs itself again and returns.
+    VIGIL_SAMPLE_PROBE_REARM = 2,
 } vigil_sample_probe_recovery;
 
 /// Maps the probe page (PROT_NONE) and installs the handler for SIGSEGV and SIGBUS with
-/// SA_SIGINFO | SA_ONSTACK, keeping the previous actions. A fault anywhere else is declined: the
+/// SA_SIGINFO | SA_ONSTACK (REARM: SA_RESETHAND | SA_ONSTACK), keeping the previous actions. A fault anywhere else is declined: the
 /// handler calls the previous handler, or restores the previous action (the default) and
 /// returns, so that the fault happens again under it. Returns 0 or an errno value. Call once.
 int vigil_sample_probe_install(vigil_sample_probe_recovery recovery);
