@@ -25,6 +25,15 @@ struct RecoveredFaultCase: Sendable, CustomTestStringConvertible {
     var threadName: String { crashOn == "other" ? "vigil-crasher" : probeOn == "main" ? "vigil-sample" : "vigil-prober" }
     var function: String { address == 0x10 ? "crashBySegmentationFault" : "crashBySegmentationFaultOnBackgroundThread" }
 
+    /// Whether Vigil's crash signal handler is the first to see a fault (Linux).
+    static var signalHandlerSeesFaultsFirst: Bool {
+        #if os(Linux)
+        return true
+        #else
+        return false
+        #endif
+    }
+
     static let all: [RecoveredFaultCase] = ["longjmp", "fix", "rearm"].flatMap { recovery in
         ["main", "thread"].flatMap { probeOn in
             ["other", "same"].map { RecoveredFaultCase(recovery: recovery, probeOn: probeOn, crashOn: $0) }
@@ -32,7 +41,9 @@ struct RecoveredFaultCase: Sendable, CustomTestStringConvertible {
     }
 }
 
-@Suite("Faults an earlier handler recovers from are not crashes (real processes)")
+@Suite("Faults an earlier handler recovers from are not crashes (real processes)",
+       .enabled(if: RecoveredFaultCase.signalHandlerSeesFaultsFirst,
+                "on Darwin the Mach exception port sees a fault before any signal handler; its handler does not tell recovered faults yet (docs/crash.md)"))
 struct CrashRecoveredFaultTests {
     /// What `vigil-sample crash --kind recovered` printed.
     struct Printed {
