@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@ static struct {
     struct sigaction own;
     sigjmp_buf landing;
     volatile sig_atomic_t probing;
+    int abort_on_decline;
     _Atomic uint32_t recovered;
     _Atomic uint32_t declined;
 } vigil_probe;
@@ -30,6 +32,7 @@ static struct {
 // The fault is not the probe's: hand it on as if this handler had never been installed.
 static void vigil_probe_decline(int signal_number, siginfo_t *info, void *context) {
     atomic_fetch_add(&vigil_probe.declined, 1);
+    if (vigil_probe.abort_on_decline) abort();
     struct sigaction *previous = signal_number == SIGBUS ? &vigil_probe.previous_bus : &vigil_probe.previous_segv;
     if ((previous->sa_flags & SA_SIGINFO) != 0 && previous->sa_sigaction != NULL) {
         previous->sa_sigaction(signal_number, info, context);
@@ -62,6 +65,7 @@ static void vigil_probe_handle_plain(int signal_number) {
         // Not the probe's: the action installed before this one goes back, and the fault runs
         // again into it (with its own siginfo, which this handler does not have to pass on).
         atomic_fetch_add(&vigil_probe.declined, 1);
+        if (vigil_probe.abort_on_decline) abort();
         sigaction(signal_number, signal_number == SIGBUS ? &vigil_probe.previous_bus : &vigil_probe.previous_segv, NULL);
         return;
     }
@@ -108,6 +112,8 @@ int vigil_sample_probe_read(void) {
     atomic_signal_fence(memory_order_seq_cst);
     return atomic_load(&vigil_probe.recovered) != before ? 1 : 0;
 }
+
+void vigil_sample_probe_set_abort_on_decline(int abort_on_decline) { vigil_probe.abort_on_decline = abort_on_decline; }
 
 uintptr_t vigil_sample_probe_address(void) { return (uintptr_t)vigil_probe.page; }
 

@@ -45,6 +45,9 @@ enum CrashCommand: Command {
           --crash-on C         recovered: the real crash on the thread "vigil-crasher" (other,
                                default) or on the probing thread (same: crashBySegmentationFault
                                on main, crashBySegmentationFaultOnBackgroundThread on the prober)
+          --decline D          recovered: what the earlier handler does with the real crash:
+                               default (restores the default action and returns, default) or
+                               abort (calls abort(): a crash inside that handler, SIGABRT)
           --probes-only        recovered: exit 0 after the probes instead of crashing
           --linger-ms MS       recovered, with --probes-only: wait MS before exiting (Vigil's
                                once-a-second check then notices a fault recovered by a long jump)
@@ -90,7 +93,7 @@ enum CrashCommand: Command {
     static func run(_ words: [String]) throws -> Int32 {
         let valued: Set<String> = SampleHarness.commonValued.union([
             "kind", "threads", "app-handler", "marker", "depth", "report-file", "test-fault", "test-stall", "test-stall-ms",
-            "dlopen", "probes", "recover", "probe-on", "crash-on", "linger-ms",
+            "dlopen", "probes", "recover", "probe-on", "crash-on", "linger-ms", "decline",
         ])
         let flags: Set<String> = ["announce", "no-vigil", "refresh-images", "probes-only"]
         let arguments = try Arguments(words, valued: valued)
@@ -133,6 +136,11 @@ enum CrashCommand: Command {
             // Before Vigil, as a runtime's handler is: Vigil's handler then runs first.
             let status = vigil_sample_probe_install(recovery)
             guard status == 0 else { throw UsageError("cannot install the probe handler (errno \(status))") }
+            switch arguments.value("decline") ?? "default" {
+            case "default": break
+            case "abort": vigil_sample_probe_set_abort_on_decline(1)
+            default: throw UsageError("--decline: default or abort")
+            }
         }
         if appHandler == .before {
             CrashAppSignalHandler.install(signal: kind.signal, mode: .before, markerPath: arguments.value("marker"))

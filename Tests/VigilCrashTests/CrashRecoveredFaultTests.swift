@@ -130,6 +130,23 @@ struct CrashRecoveredFaultTests {
         #expect(next.discarded.isEmpty, "\(next.discarded)")
     }
 
+    @Test("the earlier handler crashing while it handles the real fault (abort): the report of that fault stands, and the process dies of the abort as it would without Vigil",
+          arguments: [RecoveredFaultCase(recovery: "longjmp", probeOn: "main", crashOn: "same"),
+                      RecoveredFaultCase(recovery: "longjmp", probeOn: "thread", crashOn: "same"),
+                      RecoveredFaultCase(recovery: "fix", probeOn: "main", crashOn: "other")])
+    func crashInsideEarlierHandler(_ run: RecoveredFaultCase) throws {
+        let scenario = try CrashScenario()
+        let died = try scenario.crash("recovered", run.arguments + ["--probes", "3", "--decline", "abort"])
+        #expect(died.signal == Signals.abort, "\(died)")
+        #expect(try Printed(died.standardOutput).probesRecovered == 3)
+        #expect(scenario.rawReports().count == 1)
+        let report = try scenario.parsedRawReport()
+        #expect(report.signal == Signals.segv && report.faultAddress == run.address, "the real fault, not the abort nor a probe")
+        #expect(report.crashedThread?.name == run.threadName)
+        let next = try scenario.recover()
+        #expect(next.crashes.count == 1 && next.events.count == 1, "\(next.events.map(\.type))")
+    }
+
     @Test("a fault recovered by a long jump is retracted by the once-a-second check while the process lives on",
           arguments: ["main", "thread"])
     func longJumpNoticedByPeriodicCheck(probeOn: String) throws {

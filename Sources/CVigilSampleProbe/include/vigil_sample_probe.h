@@ -33,6 +33,10 @@ typedef enum vigil_sample_probe_recovery {
 /// returns, so that the fault happens again under it. Returns 0 or an errno value. Call once.
 int vigil_sample_probe_install(vigil_sample_probe_recovery recovery);
 
+/// With `abort_on_decline`, the handler calls abort(3) for a fault that is not the probe's
+/// instead of handing it on: a crash inside the earlier handler. Call before the fault.
+void vigil_sample_probe_set_abort_on_decline(int abort_on_decline);
+
 /// Reads the probe page once (it is inaccessible before each read). Returns 1 when the read
 /// faulted and the handler recovered, 0 when it read without a fault, -1 before install.
 /// One thread at a time.
