@@ -853,7 +853,7 @@ static int vigil_chain_possible(int signal_number, const siginfo_t *info) {
 // - it returns after changing the action (to the default, to let the fault kill the process):
 //   the report stays;
 // - it never returns: it ended the process (the report stays), or it left by a long jump, which
-//   the next fault, a chain probe (vigil_chain_locate) or vigil_crash_settle_chain notices.
+//   the next fault, a chain probe (vigil_chain_locate) or vigil_settle_chain notices.
 static void vigil_chain(int signal_number, siginfo_t *info, void *ucontext, int32_t tid) {
     int index = vigil_signal_index(signal_number);
     struct sigaction previous = vigil_crash.previous[index];
@@ -923,7 +923,6 @@ static void vigil_settle_chain(void) {
     if (atomic_compare_exchange_strong(&vigil_crash.owner, &owner, (uint64_t)(uint32_t)vigil_gettid())) vigil_retract(0);
 }
 
-static void vigil_settle_chain_at_exit(void) { vigil_settle_chain(); }
 
 // MARK: - The handler
 
@@ -1265,7 +1264,7 @@ static int vigil_crash_initialize(const vigil_crash_config *config) {
     vigil_crash_crc32(0, "", 0);
     vigil_crash.park_signal = vigil_pick_park_signal();
     // A fault recovered by a long jump right before a normal exit has nobody else to retract it.
-    atexit(vigil_settle_chain_at_exit);
+    atexit(vigil_settle_chain);
 
     struct sigaction action;
     memset(&action, 0, sizeof action);
