@@ -248,3 +248,56 @@ final class RawConnection {
         return String(decoding: buffered, as: UTF8.self)
     }
 }
+
+/// The registry's bookkeeping on real sockets, with the clock passed in.
+@Suite("Connection registry")
+struct ConnectionRegistryTests {
+    /// A connected pair of stream sockets: the server's end and the client's.
+    private static func socketPair() throws -> (server: Int32, client: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { throw TestSupportError("socketpair: errno \(errno)") }
+        return (ends[0], ends[1])
+    }
+
+    @Test("an address holds at most its limit; a closed connection frees its place; a reused number releases the old entry")
+    func perAddressLimit() throws {
+        let registry = ConnectionRegistry(perAddressLimit: 2, headerTimeoutSeconds: 0)
+        let a = ConnectionRegistry.Address(high: 0, low: 1), b = ConnectionRegistry.Address(high: 0, low: 2)
+        #expect(registry.register(10, address: a, now: 0))
+        #expect(registry.register(11, address: a, now: 0))
+        #expect(!registry.register(12, address: a, now: 0))
+        #expect(registry.register(12, address: b, now: 0))
+        #expect(registry.connections(from: a) == 2)
+        registry.unregister(11)
+        #expect(registry.connections(from: a) == 1)
+        // Number 10 comes back from accept: its old connection was dropped without a report.
+        #expect(registry.register(10, address: b, now: 0))
+        #expect(registry.connections(from: a) == 0)
+        #expect(registry.connections(from: b) == 2)
+        #expect(registry.counts.refused == 1)
+    }
+
+    @Test("overdue headers shut the connection down; arrived headers and a new request reset the deadline")
+    func headerDeadlines() throws {
+        let registry = ConnectionRegistry(perAddressLimit: 0, headerTimeoutSeconds: 1)
+        let (late, lateClient) = try Self.socketPair()
+        let (prompt, promptClient) = try Self.socketPair()
+        defer { [late, lateClient, prompt, promptClient].forEach { close($0) } }
+        #expect(registry.register(late, address: nil, now: 0))
+        #expect(registry.register(prompt, address: nil, now: 0))
+        registry.headersArrived(prompt)
+        #expect(registry.nextDeadline() == 1_000_000_000)
+        #expect(registry.expire(now: 999_999_999) == 0)
+        #expect(registry.expire(now: 1_000_000_000) == 1)
+        // The late client reads end of file; the prompt one's socket is untouched.
+        var byte: UInt8 = 0
+        #expect(recv(lateClient, &byte, 1, 0) == 0)
+        #expect(recv(promptClient, &byte, 1, Int32(MSG_DONTWAIT)) == -1 && errno == EAGAIN)
+        // After its answer, the prompt connection's next headers are due a second later.
+        registry.awaitHeaders(prompt, now: 5_000_000_000)
+        #expect(registry.nextDeadline() == 6_000_000_000)
+        registry.unregister(prompt)
+        #expect(registry.nextDeadline() == nil)
+        #expect(registry.counts.expired == 1)
+    }
+}
