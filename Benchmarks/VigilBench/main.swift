@@ -9,6 +9,7 @@ let commands: [any Command.Type] = [
     LaunchBenchmark.self,
     ReportsBenchmark.self,
     ServerBenchmark.self,
+    ScrapeBenchmark.self,
     BLEBenchmark.self,
     CrashBenchmark.self,
     SymbolsBenchmark.self,

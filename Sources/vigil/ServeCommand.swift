@@ -12,6 +12,7 @@ enum ServeCommand: Command {
                            [--connections N]
                            [--rate-limit N] [--rate-burst N] [--max-events-bytes N] [--max-events-decoded-bytes N]
                            [--max-symbols-bytes N] [--spool-dir DIR] [--decoder tape|foundation] [--process-at-ingest on|off]
+                           [--metrics-token TOKEN] [--connections-per-address N] [--header-timeout SECONDS]
                            [--exit-after SECONDS]
 
           --db                 where the data lives (default sqlite:.vigil/vigil.sqlite); several servers may share
@@ -29,13 +30,19 @@ enum ServeCommand: Command {
                                workers claim them from the database)
           --rate-limit         requests per second per ingest key (default 500; 0 = none), --rate-burst (default 1000)
           --max-events-bytes   events body limit as sent (default 5000000), decoded (default 50000000)
+          --max-symbols-bytes  symbols upload limit, as sent and decoded (default 2000000000)
+          --metrics-token      token /metrics then needs (Authorization: Bearer; or $VIGIL_METRICS_TOKEN; the admin
+                               token works too); without it /metrics is open to whoever reaches the port
+          --connections-per-address  most connections one client address may hold (default 64; 0 = no limit)
+          --header-timeout     seconds a request's headers may take in all (default 20; 0 = only the idle timeout)
           --exit-after         stop after SECONDS (tests and demos)
         """
 
     static func run(_ words: [String]) throws -> Int32 {
         let valued: Set<String> = ["db", "bind", "port", "admin-token", "threads", "handler-nice", "workers", "connections", "rate-limit",
                                    "rate-burst", "max-events-bytes", "max-events-decoded-bytes", "max-symbols-bytes",
-                                   "spool-dir", "decoder", "process-at-ingest", "exit-after"]
+                                   "spool-dir", "decoder", "process-at-ingest", "exit-after", "metrics-token",
+                                   "connections-per-address", "header-timeout"]
         let arguments = try Arguments(words, valued: valued)
         let unknown = arguments.unknown(allowedFlags: ["reset-admin-token"], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -45,8 +52,12 @@ enum ServeCommand: Command {
         options.http = HTTPServerConfiguration(bindAddress: arguments.value("bind") ?? "127.0.0.1",
                                                port: try arguments.number("port", default: UInt16(8750)),
                                                threads: try arguments.number("threads", default: 8),
-                                               handlerNice: try arguments.number("handler-nice", default: Int32(5)))
+                                               handlerNice: try arguments.number("handler-nice", default: Int32(5)),
+                                               connectionsPerAddress: try arguments.number("connections-per-address", default: 64),
+                                               headerTimeoutSeconds: try arguments.number("header-timeout", default: 20.0))
         options.adminToken = arguments.value("admin-token") ?? ProcessInfo.processInfo.environment["VIGIL_ADMIN_TOKEN"]
+        options.metricsToken = (arguments.value("metrics-token") ?? ProcessInfo.processInfo.environment["VIGIL_METRICS_TOKEN"])
+            .flatMap { $0.isEmpty ? nil : $0 }
         // PostgreSQL workers overlap their round trips; on SQLite one writer serializes them anyway.
         let defaultWorkers: Int
         if case .postgres = options.database { defaultWorkers = 4 } else { defaultWorkers = 2 }

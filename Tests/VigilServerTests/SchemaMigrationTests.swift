@@ -40,6 +40,7 @@ extension BothStores {
             try old.database.write { connection in
                 try connection.execute("DROP INDEX apm_event_issue")
                 try connection.execute("CREATE INDEX apm_event_issue ON apm_event (issue_id, occurred_at)")
+                try connection.execute("DROP TABLE event_counts")
                 try connection.execute("DELETE FROM vigil_schema WHERE version > 1")
             }
             #expect(try old.schemaVersion() == 1)
@@ -82,6 +83,7 @@ extension BothStores {
                     try connection.execute("ALTER TABLE issues ALTER COLUMN fingerprint TYPE text COLLATE \"default\"")
                     try connection.execute("ALTER TABLE apm_event ALTER COLUMN payload_json SET COMPRESSION pglz")
                 }
+                try connection.execute("DROP TABLE event_counts")
                 try connection.execute("DELETE FROM vigil_schema WHERE version > 2")
             }
             #expect(try old.schemaVersion() == 2)
@@ -112,6 +114,28 @@ extension BothStores {
             // The rebuilt primary key still finds every event: sent again, none is stored twice.
             try ProcessingTests.ingest(store, project, events)
             #expect(try store.database.read { try $0.scalar("SELECT COUNT(*) FROM apm_event").int } == 3)
+        }
+
+        @Test("a version-3 database moves to version 4: the event counts start from the events it holds", arguments: StoreKind.allCases)
+        func versionThreeToFour(kind: StoreKind) throws {
+            let directory = try TemporaryDirectory(prefix: "migration")
+            let (location, old, project, events) = try Self.storeWithHangs(kind, in: directory)
+            try old.database.write { connection in
+                try connection.execute("DROP TABLE event_counts")
+                try connection.execute("DELETE FROM vigil_schema WHERE version > 3")
+            }
+            #expect(try old.schemaVersion() == 3)
+            old.database.close()
+
+            let store = try ServerStore.open(location)
+            defer { store.database.close() }
+            #expect(try store.schemaVersion() == Schema.currentVersion)
+            #expect(try store.eventCounts(projectID: project.id) == (pending: 0, processed: events.count, reprocess: 0))
+            // And they are kept from there on.
+            let more = (3..<5).map { ProcessingTests.hang(index: $0) }
+            try ProcessingTests.ingest(store, project, more)
+            #expect(try store.eventCounts(projectID: project.id) == (pending: more.count, processed: events.count, reprocess: 0))
+            #expect(try store.scannedEventCounts(projectID: project.id) == store.eventCounts(projectID: project.id))
         }
     }
 }

@@ -105,6 +105,10 @@ extension BothStores {
             }
             let counts = try store.eventCounts(projectID: project.id)
             #expect(counts.processed == events.count && counts.pending == 0, "\(counts)")
+            // The kept counts, written by both servers' transactions, agree with counting the table.
+            let scanned = try store.scannedEventCounts(projectID: project.id)
+            #expect(scanned == counts, "kept \(counts), scanned \(scanned)")
+            for port in ports { #expect(Int(try Self.metric("vigil_events_stored", port: port)) == events.count) }
             // Stored once: accepted twice, stored once.
             let stored = try ports.reduce(0.0) { $0 + (try Self.metric("vigil_events_stored_total", port: $1)) }
             let duplicates = try ports.reduce(0.0) { $0 + (try Self.metric("vigil_events_duplicate_total", port: $1)) }

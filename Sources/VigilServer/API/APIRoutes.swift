@@ -14,9 +14,13 @@ enum APIRoutes {
                                      storage: .temporaryFile(directory: options.spoolDirectory))
         let reportsBody = BodyPolicy(maxBytes: options.reportsMaxBytes, maxDecodedBytes: options.reportsMaxBytes * 4)
         let configBody = BodyPolicy(maxBytes: Int64(RemoteConfig.maximumDocumentBytes), acceptsGzip: false)
+        // Credentials are checked when the headers arrive, before a byte of a body is read; the
+        // admin handlers check again (cheap) so that each stays safe on its own.
+        let ingest = context.ingestKeyCheck
+        let admin = context.adminCheck
 
-        router.add("POST", "/api/v1/events", name: "events", body: eventsBody) { request in
-            let project = try context.requireIngestKey(request)
+        router.add("POST", "/api/v1/events", name: "events", body: eventsBody, authorize: ingest) { request in
+            let project = try context.ingestProject(request)
             if let type = request.mediaType, !eventTypes.contains(type) {
                 throw HTTPError.unsupportedMediaType(
                     "Content-Type \(type.prefix(60)) is not accepted; send application/json (an array) or application/x-ndjson (JSON lines)")
@@ -32,8 +36,8 @@ enum APIRoutes {
             return .json(outcome.json())
         }
 
-        router.add("POST", "/api/v1/reports", name: "reports", body: reportsBody) { request in
-            let project = try context.requireIngestKey(request)
+        router.add("POST", "/api/v1/reports", name: "reports", body: reportsBody, authorize: ingest) { request in
+            let project = try context.ingestProject(request)
             guard let importer = context.reportImporter else {
                 throw HTTPError.unsupportedMediaType(
                     "this server cannot read crash-report files yet (.ips, .crash, MetricKit JSON arrive with the report "
@@ -52,8 +56,8 @@ enum APIRoutes {
             return .json(outcome.json())
         }
 
-        router.add("GET", "/api/v1/config", name: "config") { request in
-            let project = try context.requireIngestKey(request)
+        router.add("GET", "/api/v1/config", name: "config", authorize: ingest) { request in
+            let project = try context.ingestProject(request)
             let stored = try context.store.remoteConfig(projectID: project.id)
             let document = stored?.document ?? ConfigDocument.defaultDocument
             let etag = stored?.etag ?? ServerStore.etag(for: document)
@@ -64,7 +68,7 @@ enum APIRoutes {
             return HTTPResponse.json(Data(document.utf8)).adding("ETag", etag).adding("Cache-Control", "no-cache")
         }
 
-        router.add("PUT", "/api/v1/config", name: "config", body: configBody) { request in
+        router.add("PUT", "/api/v1/config", name: "config", body: configBody, authorize: admin) { request in
             try context.requireAdmin(request)
             let project = try context.project(for: request)
             let document = try ConfigDocument.validate(request.bodyData).get()
@@ -77,7 +81,7 @@ enum APIRoutes {
             return HTTPResponse.json(writer.data).adding("ETag", etag)
         }
 
-        router.add("POST", "/api/v1/symbols", name: "symbols", body: symbolsBody) { request in
+        router.add("POST", "/api/v1/symbols", name: "symbols", body: symbolsBody, authorize: admin) { request in
             try context.requireAdmin(request)
             let project = try context.project(for: request)
             guard let engine = context.symbolication else {
@@ -124,7 +128,7 @@ enum APIRoutes {
             return .json(writer.data)
         }
 
-        router.add("GET", "/api/v1/symbols", name: "symbols") { request in
+        router.add("GET", "/api/v1/symbols", name: "symbols", authorize: admin) { request in
             try context.requireAdmin(request)
             let project = try context.project(for: request)
             struct Answer: Encodable { var uploaded: [SymbolFileInfo]; var missing: [MissingSymbolInfo] }
@@ -132,13 +136,13 @@ enum APIRoutes {
                                           missing: try context.store.missingSymbols(projectID: project.id)))
         }
 
-        router.add("GET", "/api/v1/projects", name: "projects") { request in
+        router.add("GET", "/api/v1/projects", name: "projects", authorize: admin) { request in
             try context.requireAdmin(request)
             struct Answer: Encodable { var projects: [Project] }
             return .json(encoding: Answer(projects: try context.store.projects()))
         }
 
-        router.add("GET", "/api/v1/issues", name: "issues") { request in
+        router.add("GET", "/api/v1/issues", name: "issues", authorize: admin) { request in
             try context.requireAdmin(request)
             let project = try context.project(for: request)
             let kind = request.query["kind"].flatMap { $0.isEmpty ? nil : $0 }
@@ -156,7 +160,7 @@ enum APIRoutes {
                                                                            order: order, limit: limit)))
         }
 
-        router.add("GET", "/api/v1/issues/:id", name: "issue") { request in
+        router.add("GET", "/api/v1/issues/:id", name: "issue", authorize: admin) { request in
             try context.requireAdmin(request)
             let project = try context.project(for: request)
             guard let id = request.pathParameters["id"].flatMap(Int64.init),
@@ -166,7 +170,7 @@ enum APIRoutes {
             return .json(encoding: issue)
         }
 
-        router.add("GET", "/api/v1/issues/:id/events", name: "issue-events") { request in
+        router.add("GET", "/api/v1/issues/:id/events", name: "issue-events", authorize: admin) { request in
             try context.requireAdmin(request)
             let project = try context.project(for: request)
             guard let id = request.pathParameters["id"].flatMap(Int64.init) else { throw HTTPError.notFound("no such issue") }
@@ -175,7 +179,7 @@ enum APIRoutes {
                                                                                 limit: request.query["limit"].flatMap(Int.init) ?? 50)))
         }
 
-        router.add("GET", "/api/v1/aggregates/:view", name: "aggregates") { request in
+        router.add("GET", "/api/v1/aggregates/:view", name: "aggregates", authorize: admin) { request in
             try context.requireAdmin(request)
             let project = try context.project(for: request)
             let filter = context.rollupFilter(request)
@@ -202,7 +206,7 @@ enum APIRoutes {
             }
         }
 
-        router.add("GET", "/api/v1/compare", name: "compare") { request in
+        router.add("GET", "/api/v1/compare", name: "compare", authorize: admin) { request in
             try context.requireAdmin(request)
             let project = try context.project(for: request)
             guard let base = request.query["base"], let target = request.query["target"], !base.isEmpty, !target.isEmpty else {
@@ -213,12 +217,17 @@ enum APIRoutes {
                                           rows: try context.insights.compare(projectID: project.id, base: base, target: target)))
         }
 
-        router.add("GET", "/metrics", name: "metrics") { _ in
+        // O(1) in the number of stored events: the counts come from `event_counts`, kept by the
+        // transactions that store and process events, never from counting `apm_event`.
+        router.add("GET", "/metrics", name: "metrics", authorize: context.metricsCheck) { _ in
             let size = (try? context.store.database.sizeInBytes()).map(Double.init) ?? -1
             let counts = try? context.store.eventCounts()
             let text = context.metrics.prometheusText(gauges: [
                 ("vigil_database_size_bytes", "Bytes the database occupies.", size),
-                ("vigil_events_pending", "Events stored and not yet processed.", Double(counts.map { $0.pending + $0.reprocess } ?? -1)),
+                ("vigil_events_pending", "Events stored and not yet processed (first time or again).",
+                 Double(counts.map { $0.pending + $0.reprocess } ?? -1)),
+                ("vigil_events_stored", "Events in the database, every project and state (all servers on it together).",
+                 Double(counts.map { $0.pending + $0.processed + $0.reprocess } ?? -1)),
             ])
             return .text(text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         }

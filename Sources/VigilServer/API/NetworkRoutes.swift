@@ -5,7 +5,7 @@ import Foundation
 /// (`METHOD urlTemplate`, optional), `version`, `days` (default 7), `project`.
 enum NetworkRoutes {
     static func install(into router: inout HTTPRouter, context: ServerContext) {
-        router.add("GET", "/api/v1/network/breakdown", name: "network-breakdown") { request in
+        router.add("GET", "/api/v1/network/breakdown", name: "network-breakdown", authorize: context.adminCheck) { request in
             try context.requireAdmin(request)
             let project = try context.project(for: request)
             let days = request.query["days"].flatMap(Int.init) ?? 7

@@ -15,8 +15,8 @@ enum OTLPRoutes {
 
     static func install(into router: inout HTTPRouter, context: ServerContext) {
         let body = BodyPolicy(maxBytes: context.options.eventsMaxBytes, maxDecodedBytes: context.options.eventsMaxDecodedBytes)
-        router.add("POST", "/v1/traces", name: "otlp-traces", body: body) { request in
-            let project = try context.requireIngestKey(request)
+        router.add("POST", "/v1/traces", name: "otlp-traces", body: body, authorize: context.ingestKeyCheck) { request in
+            let project = try context.ingestProject(request)
             if let type = request.mediaType, type != "application/json" {
                 throw HTTPError.unsupportedMediaType(
                     "Content-Type \(type.prefix(60)) is not accepted: this server reads OTLP/HTTP JSON "

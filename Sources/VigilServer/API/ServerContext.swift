@@ -56,6 +56,42 @@ public final class ServerContext: Sendable {
         return project
     }
 
+    /// The SHA-256 of ``ServerOptions/metricsToken``, when one was given.
+    private var metricsTokenHash: String? { options.metricsToken.map(SecretToken.hash) }
+
+    /// Checks the ingest key when a request's headers arrive (``HTTPRoute/Authorizer``): the
+    /// key's project, or 401/429 before the body is read.
+    var ingestKeyCheck: HTTPRoute.Authorizer {
+        { [self] request in try requireIngestKey(request) }
+    }
+
+    /// Checks the admin token or session when a request's headers arrive: 401 before the body is read.
+    var adminCheck: HTTPRoute.Authorizer {
+        { [self] request in
+            try requireAdmin(request)
+            return nil
+        }
+    }
+
+    /// With `--metrics-token`, checks it (or the admin token) when the headers arrive; nil without.
+    var metricsCheck: HTTPRoute.Authorizer? {
+        guard let expected = metricsTokenHash else { return nil }
+        return { [self] request in
+            if let token = request.bearerToken,
+               SecretToken.constantTimeEqual(SecretToken.hash(token), expected) || authenticator.isAdminToken(token) {
+                return nil
+            }
+            throw HTTPError.unauthorized("/metrics needs the metrics token: Authorization: Bearer <metrics token>")
+        }
+    }
+
+    /// The project of the request's ingest key: the one its authorizer found when the headers
+    /// arrived, or (a request built without the server, in tests) checked now.
+    public func ingestProject(_ request: HTTPRequest) throws -> Project {
+        if let project = request.authorization as? Project { return project }
+        return try requireIngestKey(request)
+    }
+
     /// Throws 401 unless the request carries the admin token or a dashboard session.
     public func requireAdmin(_ request: HTTPRequest) throws {
         guard authenticator.isAdmin(request) else {

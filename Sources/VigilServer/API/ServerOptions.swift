@@ -8,6 +8,9 @@ public struct ServerOptions: Sendable {
     public var http = HTTPServerConfiguration()
     /// The admin token; nil: use the one stored at first start, or make and print one.
     public var adminToken: String?
+    /// The token `GET /metrics` needs (as `Authorization: Bearer`; the admin token also works);
+    /// nil: the metrics are open to whoever reaches the port. Kept only as its SHA-256.
+    public var metricsToken: String?
     /// Largest `POST events` body as sent, in bytes (default 5 MB).
     public var eventsMaxBytes: Int64 = 5_000_000
     /// Largest `POST events` body after gzip is undone, in bytes (default 50 MB).

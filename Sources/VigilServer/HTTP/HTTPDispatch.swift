@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Synchronization
 
 /// The Swift side of the server's C callbacks: opens a request when its headers arrive,
 /// answers at once when the route, method, encoding or declared length rule it out, and runs
@@ -10,11 +11,21 @@ final class HTTPDispatch: Sendable {
 
     /// See ``HTTPServerConfiguration/handlerNice``.
     let handlerNice: Int32
+    /// The slowest a body may arrive before its connection is dropped.
+    let pacing: BodyPacing
+    /// Body bytes libmicrohttpd has handed over, for every request so far.
+    let bodyBytes = ByteTally()
 
-    init(router: HTTPRouter, observer: (@Sendable (String, Int, Double) -> Void)?, handlerNice: Int32 = 0) {
+    /// The server's connections: addresses and header deadlines.
+    let registry: ConnectionRegistry
+
+    init(router: HTTPRouter, observer: (@Sendable (String, Int, Double) -> Void)?, handlerNice: Int32 = 0,
+         pacing: BodyPacing = BodyPacing(), registry: ConnectionRegistry = ConnectionRegistry(perAddressLimit: 0, headerTimeoutSeconds: 0)) {
         self.router = router
         self.observer = observer
         self.handlerNice = handlerNice
+        self.pacing = pacing
+        self.registry = registry
     }
 
     /// What to do after the headers.
@@ -40,6 +51,20 @@ final class HTTPDispatch: Sendable {
         case .found(let route, let parameters):
             let headers = ValueCollector.collect(connection, kind: .HEADER_KIND, lowercaseKeys: true, joinRepeats: true)
             let query = ValueCollector.collect(connection, kind: .GET_ARGUMENT_KIND, lowercaseKeys: false, joinRepeats: false)
+            var authorization: (any Sendable)?
+            if let authorize = route.authorize {
+                // Before anything about the body is looked at: a request without credentials
+                // learns nothing of the limits, and none of its body is read or decoded.
+                do {
+                    authorization = try authorize(HTTPRequest(method: method, path: path, query: query, headers: headers,
+                                                              pathParameters: parameters))
+                } catch let error as HTTPError {
+                    return early(error, route: route, started: started)
+                } catch {
+                    return early(HTTPError(status: 503, code: "unavailable", reason: "cannot check the credentials: \(error)"),
+                                 route: route, started: started)
+                }
+            }
             let policy = route.body
             var gzip = false
             if let encoding = headers["content-encoding"]?.trimmingCharacters(in: CharacterSet.whitespaces).lowercased(),
@@ -69,7 +94,8 @@ final class HTTPDispatch: Sendable {
             do {
                 let state = try RequestState(route: route, parameters: parameters, method: method, path: path,
                                              headers: headers, query: query, gzip: gzip, started: started,
-                                             refusal: refusal)
+                                             refusal: refusal, authorization: authorization, pacing: pacing,
+                                             counter: bodyBytes)
                 return .receive(state)
             } catch {
                 return early(HTTPError(status: 500, code: "internal_error", reason: "cannot receive the body: \(error)"),
@@ -159,10 +185,17 @@ final class RequestState {
     private var inflater: GzipInflater?
     private var memory = Data()
     private var file: (url: URL, descriptor: Int32)?
+    private let authorization: (any Sendable)?
+    private let pacing: BodyPacing
+    private let counter: ByteTally?
 
     init(route: HTTPRoute, parameters: [String: String], method: String, path: String,
          headers: [String: String], query: [String: String], gzip: Bool, started: UInt64,
-         refusal: HTTPError? = nil) throws {
+         refusal: HTTPError? = nil, authorization: (any Sendable)? = nil, pacing: BodyPacing = BodyPacing(),
+         counter: ByteTally? = nil) throws {
+        self.authorization = authorization
+        self.pacing = pacing
+        self.counter = counter
         self.route = route
         self.parameters = parameters
         self.method = method
@@ -193,6 +226,11 @@ final class RequestState {
     /// (a client that keeps sending long after its body was refused).
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
         received += Int64(bytes.count)
+        counter?.add(bytes.count)
+        if !pacing.allows(received: received, seconds: Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e9) {
+            // A sender this slow holds a connection and its worker's attention for nothing.
+            return false
+        }
         if failure != nil {
             return received <= route.body.drainLimit
         }
@@ -262,7 +300,7 @@ final class RequestState {
             body = .memory(memory)
         }
         return HTTPRequest(method: method, path: path, query: query, headers: headers,
-                           pathParameters: parameters, body: body)
+                           pathParameters: parameters, body: body, authorization: authorization)
     }
 
     /// Releases the body (deleting a spooled file).
@@ -274,4 +312,15 @@ final class RequestState {
             self.file = nil
         }
     }
+}
+
+/// A running total shared between threads (one relaxed atomic add per update).
+final class ByteTally: Sendable {
+    private let total = Atomic<Int>(0)
+
+    /// Adds `count` bytes.
+    func add(_ count: Int) { total.add(count, ordering: .relaxed) }
+
+    /// The total so far.
+    var value: Int { total.load(ordering: .relaxed) }
 }

@@ -17,16 +17,20 @@ public struct HTTPRequest: Sendable {
     public var pathParameters: [String: String]
     /// The body after content decoding.
     public var body: HTTPBody
+    /// What the route's ``HTTPRoute/Authorizer`` returned when it admitted the request (the
+    /// ingest key's project, for instance); nil on routes without one.
+    public var authorization: (any Sendable)?
 
     /// Creates a request; the server builds these, tests may too.
     public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-                pathParameters: [String: String] = [:], body: HTTPBody = .memory(Data())) {
+                pathParameters: [String: String] = [:], body: HTTPBody = .memory(Data()), authorization: (any Sendable)? = nil) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
         self.pathParameters = pathParameters
         self.body = body
+        self.authorization = authorization
     }
 
     /// The value of header `name` (case-insensitive).

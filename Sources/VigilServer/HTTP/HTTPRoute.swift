@@ -8,6 +8,15 @@ public struct HTTPRoute: Sendable {
     /// the answer or throws an ``HTTPError``.
     public typealias Handler = @Sendable (HTTPRequest) throws -> HTTPResponse
 
+    /// Checks a request's credentials when its headers have arrived, before a byte of its body
+    /// is read: it sees the method, path, query and headers (the body is empty) and throws an
+    /// ``HTTPError`` (401, 429…) to refuse, which is answered at once — a client that sent
+    /// `Expect: 100-continue` gets the refusal instead of `100 Continue`, and no spool file is
+    /// made. What it returns (the key's project, say) reaches the handler as
+    /// ``HTTPRequest/authorization``. Runs on the connection's worker thread; may block briefly
+    /// (a cached key lookup).
+    public typealias Authorizer = @Sendable (HTTPRequest) throws -> (any Sendable)?
+
     /// Uppercase method.
     public var method: String
     /// The pattern's segments.
@@ -18,6 +27,8 @@ public struct HTTPRoute: Sendable {
     public var name: String
     /// The handler.
     public var handler: Handler
+    /// The credential check run before the body is read; nil for public routes.
+    public var authorize: Authorizer?
 
     /// One segment of a pattern.
     public enum Segment: Sendable, Hashable {
@@ -27,7 +38,7 @@ public struct HTTPRoute: Sendable {
 
     /// Creates a route for `method` and `pattern`.
     public init(_ method: String, _ pattern: String, name: String? = nil, body: BodyPolicy = .small,
-                handler: @escaping Handler) {
+                authorize: Authorizer? = nil, handler: @escaping Handler) {
         self.method = method.uppercased()
         self.segments = pattern.split(separator: "/").map { part in
             part.hasPrefix(":") ? .parameter(String(part.dropFirst())) : .literal(String(part))
@@ -35,6 +46,7 @@ public struct HTTPRoute: Sendable {
         self.body = body
         self.name = name ?? pattern
         self.handler = handler
+        self.authorize = authorize
     }
 
     /// The placeholder values when `path` matches the pattern, nil otherwise.

@@ -24,8 +24,8 @@ public struct HTTPRouter: Sendable {
 
     /// Adds a route built from its parts.
     public mutating func add(_ method: String, _ pattern: String, name: String? = nil, body: BodyPolicy = .small,
-                             handler: @escaping HTTPRoute.Handler) {
-        add(HTTPRoute(method, pattern, name: name, body: body, handler: handler))
+                             authorize: HTTPRoute.Authorizer? = nil, handler: @escaping HTTPRoute.Handler) {
+        add(HTTPRoute(method, pattern, name: name, body: body, authorize: authorize, handler: handler))
     }
 
     /// Looks up `method` and `path`; `HEAD` falls back to the `GET` route.

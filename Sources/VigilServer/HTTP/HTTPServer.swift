@@ -21,6 +21,8 @@ public final class HTTPServer: Sendable {
     private let workers: [HTTPWorker]
     private let dispatch: Unmanaged<HTTPDispatch>
     private let acceptor: ConnectionAcceptor
+    /// Every connection's address and header deadline.
+    let connectionRegistry: ConnectionRegistry
 
     /// Binds, starts the worker daemons and begins serving `router`.
     ///
@@ -30,8 +32,11 @@ public final class HTTPServer: Sendable {
                 observer: (@Sendable (String, Int, Double) -> Void)? = nil) throws {
         let socket = try ListeningSocket(address: configuration.bindAddress, port: configuration.port)
         let acceptor = ConnectionAcceptor(descriptor: socket.descriptor)
-        let dispatch = Unmanaged.passRetained(HTTPDispatch(router: router, observer: observer, handlerNice: configuration.handlerNice))
-        let workers = (0..<configuration.threads).map { _ in HTTPWorker() }
+        let registry = ConnectionRegistry(perAddressLimit: configuration.connectionsPerAddress,
+                                          headerTimeoutSeconds: configuration.headerTimeoutSeconds)
+        let dispatch = Unmanaged.passRetained(HTTPDispatch(router: router, observer: observer, handlerNice: configuration.handlerNice,
+                                                           pacing: configuration.bodyPacing, registry: registry))
+        let workers = (0..<configuration.threads).map { _ in HTTPWorker(registry: registry) }
         // The limit is the whole server's; each worker may take its share, rounded up.
         let perWorkerLimit = max(1, (configuration.connectionLimit + workers.count - 1) / workers.count)
         for worker in workers {
@@ -49,6 +54,7 @@ public final class HTTPServer: Sendable {
         self.workers = workers
         self.dispatch = dispatch
         self.acceptor = acceptor
+        self.connectionRegistry = registry
         acceptor.start(workers: workers)
     }
 
@@ -89,10 +95,22 @@ public final class HTTPServer: Sendable {
         }
         acceptor.stop()
         for handle in handles { MHD_stop_daemon(handle.pointer) }
+        connectionRegistry.removeAll()
     }
 
     /// Connections each worker serves now; for tests.
     var workerLoads: [Int] { workers.map(\.load) }
+
+    /// Request body bytes received so far, all requests together (what libmicrohttpd handed
+    /// over, before any decoding).
+    public var bodyBytesReceived: Int { dispatch.takeUnretainedValue().bodyBytes.value }
+
+    /// Connections shut down because their headers were overdue, and refused because their
+    /// address held its limit, since the start.
+    public var refusedConnections: (headerTimeouts: Int, perAddressLimit: Int) {
+        let counts = connectionRegistry.counts
+        return (counts.expired, counts.refused)
+    }
 
     deinit {
         stop()
@@ -113,6 +131,15 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
     public var connectionLimit: Int
     /// Idle seconds before a connection is closed.
     public var connectionTimeoutSeconds: Int
+    /// Most connections one client address may hold at once, across every worker (0: no limit).
+    /// Over it, a new connection gets a `429` and is closed.
+    public var connectionsPerAddress: Int
+    /// Seconds a request's headers may take in all, from the connection's start or the previous
+    /// answer on it (0: no limit). Unlike the idle timeout, a client sending a byte now and then
+    /// does not extend it.
+    public var headerTimeoutSeconds: Double
+    /// The slowest a request body may arrive.
+    public var bodyPacing: BodyPacing
     /// The nice value the worker threads take when they begin a request (Linux; 0 leaves them as
     /// they are). Handlers decode and analyze on these threads, many at once; the serial steps
     /// they wait for (the group commit's thread, PostgreSQL's backends) keep the default
@@ -122,12 +149,16 @@ public struct HTTPServerConfiguration: Sendable, Hashable {
 
     /// Creates a configuration.
     public init(bindAddress: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 8,
-                connectionLimit: Int = 1024, connectionTimeoutSeconds: Int = 30, handlerNice: Int32 = 5) {
+                connectionLimit: Int = 1024, connectionTimeoutSeconds: Int = 30, handlerNice: Int32 = 5,
+                connectionsPerAddress: Int = 64, headerTimeoutSeconds: Double = 20, bodyPacing: BodyPacing = BodyPacing()) {
         self.bindAddress = bindAddress
         self.port = port
         self.threads = max(1, threads)
         self.connectionLimit = connectionLimit
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.connectionsPerAddress = max(0, connectionsPerAddress)
+        self.headerTimeoutSeconds = max(0, headerTimeoutSeconds)
+        self.bodyPacing = bodyPacing
         self.handlerNice = max(0, min(19, handlerNice))
     }
 }
@@ -158,6 +189,7 @@ private let accessHandler: MHD_AccessHandlerCallback = {
         }
         return dispatch.finish(state, connection: connection)
     }
+    dispatch.registry.headersArrived(vigil_mhd_connection_socket(connection))
     let path = url.map { String(cString: $0) } ?? "/"
     let verb = method.map { String(cString: $0) } ?? "GET"
     switch dispatch.begin(connection: connection, method: verb, path: path) {
@@ -169,12 +201,19 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     }
 }
 
-private let connectionNotified: MHD_NotifyConnectionCallback = { cls, _, _, code in
+private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, code in
     guard let cls, code == .CONNECTION_NOTIFY_CLOSED else { return }
-    Unmanaged<HTTPWorker>.fromOpaque(cls).takeUnretainedValue().connectionClosed()
+    let socket = connection.map { vigil_mhd_connection_socket($0) } ?? -1
+    Unmanaged<HTTPWorker>.fromOpaque(cls).takeUnretainedValue().connectionClosed(socket: Int32(socket))
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
+    // The connection may carry another request: its headers are due within the timeout again.
+    // (When it closes instead, the close notification forgets it.)
+    if let cls, let connection {
+        Unmanaged<HTTPDispatch>.fromOpaque(cls).takeUnretainedValue().registry
+            .awaitHeaders(vigil_mhd_connection_socket(connection), now: DispatchTime.now().uptimeNanoseconds)
+    }
     guard let requestContext, let pointer = requestContext.pointee else { return }
     let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
     state.discard()

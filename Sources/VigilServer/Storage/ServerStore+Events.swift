@@ -18,6 +18,41 @@ extension ServerStore {
         }
     }
 
+    /// Bulk-loads `records`, all new to the project, in one transaction, as waiting (state 0) or
+    /// as processed without results (state 1, no issue, no roll-ups): for imports and for
+    /// benchmarks that need a large table. An id the project already has fails the whole call.
+    /// Returns the rows stored.
+    ///
+    /// Cost: one `COPY` on PostgreSQL, multi-row `INSERT`s of 100 on SQLite, and the counts'
+    /// upsert; no duplicate check.
+    @discardableResult
+    public func bulkLoadEvents(projectID: Int64, _ records: [EventRecord], receivedAt: Date, processed: Bool) throws -> Int {
+        guard !records.isEmpty else { return 0 }
+        let received = ServerStore.millis(receivedAt)
+        let state = processed ? 1 : 0
+        return try database.write { connection in
+            var arguments: [SQLValue] = []
+            arguments.reserveCapacity(records.count * 20)
+            for record in records {
+                Self.appendArguments(of: record, projectID: projectID, received: received, to: &arguments)
+                arguments.append(.int(state))
+                arguments.append(processed ? .integer(received) : .null)
+            }
+            let stored = try connection.insertRows(into: "apm_event", columns: Self.bulkColumns, values: arguments)
+            var counts = EventCountDelta()
+            counts.add(projectID: projectID, state: state, stored)
+            try counts.write(on: connection)
+            return stored
+        }
+    }
+
+    /// The columns of ``bulkLoadEvents(projectID:_:receivedAt:processed:)``, in the order of its values.
+    private static let bulkColumns = [
+        "project_id", "id", "type", "received_at", "occurred_at", "app_id", "app_version", "app_build", "os", "os_version",
+        "device_model", "page", "session_id", "duration_ms", "tags_json", "payload_json", "images_json", "context_json",
+        "state", "processed_at",
+    ]
+
     static func insertEvents(on connection: any DatabaseConnection, projectID: Int64, _ records: [EventRecord],
                              received: Int64) throws -> Set<String> {
         var inserted = Set<String>()
@@ -43,6 +78,9 @@ extension ServerStore {
                 if let id = row[0].string { inserted.insert(id) }
             }
         }
+        var counts = EventCountDelta()
+        counts.add(projectID: projectID, state: 0, inserted.count)
+        try counts.write(on: connection)
         return inserted
     }
 
@@ -69,8 +107,25 @@ extension ServerStore {
         arguments.append(.optional(record.contextJSON))
     }
 
-    /// Counts of a project's stored events by state: waiting, processed, waiting for re-processing.
+    /// Counts of a project's (or every project's) stored events by state: waiting, processed,
+    /// waiting for re-processing.
+    ///
+    /// Cost: a few rows of `event_counts` (``EventCountDelta``), whatever the number of events.
     public func eventCounts(projectID: Int64? = nil) throws -> (pending: Int, processed: Int, reprocess: Int) {
+        try database.read { connection in
+            let rows: [SQLRow]
+            if let projectID {
+                rows = try connection.query("SELECT state, CAST(SUM(n) AS BIGINT) AS n FROM event_counts WHERE project_id = ? GROUP BY state",
+                                            [.integer(projectID)])
+            } else {
+                rows = try connection.query("SELECT state, CAST(SUM(n) AS BIGINT) AS n FROM event_counts GROUP BY state")
+            }
+            return Self.countsByState(rows)
+        }
+    }
+
+    /// ``eventCounts(projectID:)`` by counting `apm_event` itself: a scan, for checking the kept counts.
+    func scannedEventCounts(projectID: Int64? = nil) throws -> (pending: Int, processed: Int, reprocess: Int) {
         try database.read { connection in
             let rows: [SQLRow]
             if let projectID {
@@ -79,16 +134,20 @@ extension ServerStore {
             } else {
                 rows = try connection.query("SELECT state, COUNT(*) AS n FROM apm_event GROUP BY state")
             }
-            var result = (pending: 0, processed: 0, reprocess: 0)
-            for row in rows {
-                switch row.int("state") {
-                case 0: result.pending = row.int("n")
-                case 1: result.processed = row.int("n")
-                default: result.reprocess += row.int("n")
-                }
-            }
-            return result
+            return Self.countsByState(rows)
         }
+    }
+
+    private static func countsByState(_ rows: [SQLRow]) -> (pending: Int, processed: Int, reprocess: Int) {
+        var result = (pending: 0, processed: 0, reprocess: 0)
+        for row in rows {
+            switch row.int("state") {
+            case 0: result.pending = row.int("n")
+            case 1: result.processed = row.int("n")
+            default: result.reprocess += row.int("n")
+            }
+        }
+        return result
     }
 
     /// One stored event's record and state, or nil.

@@ -103,8 +103,12 @@ extension ServerStore {
             }
         }
         guard storedCount == order.count else { throw ConcurrentEventInsert(expected: order.count, stored: storedCount) }
+        var counts = EventCountDelta()
+        for (item, indices) in zip(items, fresh) { counts.add(projectID: item.projectID, state: 1, indices.count) }
         // 4. Roll-ups and missing symbols (which may queue the new rows for re-processing).
-        try applyAggregates(batch, issueIDs: issueIDs, on: connection, now: now)
+        try applyAggregates(batch, issueIDs: issueIDs, on: connection, now: now, counts: &counts)
+        // 5. The counts, last (see EventCountDelta).
+        try counts.write(on: connection)
         return zip(items, fresh).map { item, indices in Set(indices.map { item.records[$0].id }) }
     }
 

@@ -33,7 +33,14 @@ extension ServerStore {
     static func apply(_ batch: ProcessingBatch, on connection: any DatabaseConnection, now: Int64) throws {
         let issueIDs = try upsertIssues(batch, on: connection)
         try markProcessed(batch, issueIDs: issueIDs, on: connection, now: now)
-        try applyAggregates(batch, issueIDs: issueIDs, on: connection, now: now)
+        // The claimed events (locked on PostgreSQL; read by this server's one processor at a
+        // time on SQLite, whose file one server serves) left the state they were claimed in.
+        var counts = EventCountDelta()
+        for analysis in batch.analyses {
+            counts.move(projectID: analysis.event.projectID, from: analysis.event.state, to: 1, 1)
+        }
+        try applyAggregates(batch, issueIDs: issueIDs, on: connection, now: now, counts: &counts)
+        try counts.write(on: connection)
     }
 
     /// Step 1 of ``apply(_:on:now:)``: upserts the batch's issues, in fingerprint order, with
@@ -197,7 +204,7 @@ extension ServerStore {
     /// re-processed events left or joined, adds the roll-ups and records missing symbols (or
     /// queues the events again when those symbols arrived meanwhile).
     static func applyAggregates(_ batch: ProcessingBatch, issueIDs: [IssueKey: Int64], on connection: any DatabaseConnection,
-                                now: Int64) throws {
+                                now: Int64, counts: inout EventCountDelta) throws {
         // 3. Issues that lost re-processed events (their fingerprint changed) are recounted.
         var recount = batch.issuesToRecount
         for analysis in batch.analyses where analysis.event.isReprocessing {
@@ -218,8 +225,10 @@ extension ServerStore {
             if try connection.first("SELECT 1 FROM symbol_files WHERE project_id = ? AND debug_id = ?",
                                     [.integer(key.projectID), .text(key.debugID)]) != nil {
                 for eventID in missing.events.sorted() {
-                    try connection.execute("UPDATE apm_event SET state = 2 WHERE project_id = ? AND id = ?",
-                                           [.integer(key.projectID), .text(eventID)])
+                    // Marked processed (state 1) earlier in this transaction.
+                    let changed = try connection.execute("UPDATE apm_event SET state = 2 WHERE project_id = ? AND id = ? AND state = 1",
+                                                         [.integer(key.projectID), .text(eventID)])
+                    counts.move(projectID: key.projectID, from: 1, to: 2, changed)
                 }
                 continue
             }

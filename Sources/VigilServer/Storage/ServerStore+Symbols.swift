@@ -63,6 +63,9 @@ extension ServerStore {
                 try connection.execute("DELETE FROM missing_symbols WHERE project_id = ? AND debug_id = ?",
                                        [.integer(projectID), .text(slice.debugID)])
             }
+            var counts = EventCountDelta()
+            counts.move(projectID: projectID, from: 1, to: 2, requeued)
+            try counts.write(on: connection)
             return requeued
         }
     }
