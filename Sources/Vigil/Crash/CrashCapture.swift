@@ -116,8 +116,14 @@ final class CrashCapture: @unchecked Sendable {
 
     var diagnostics: CrashDiagnostics {
         lock.lock(); defer { lock.unlock() }
+        #if canImport(Darwin)
+        return CrashDiagnostics(recovery: recovery, recoveryPending: recoveryPending, stage: MachCrashHandler.stage,
+                                machExceptionPort: MachCrashHandler.portState, handler: CrashHandler.counters,
+                                installProblem: installProblem, reportPath: reportURL?.path)
+        #else
         return CrashDiagnostics(recovery: recovery, recoveryPending: recoveryPending, stage: CrashHandler.stage,
                                 handler: CrashHandler.counters, installProblem: installProblem, reportPath: reportURL?.path)
+        #endif
     }
 
     var outcomes: [CrashReportRecovery.Outcome] {

@@ -10,8 +10,8 @@ import VigilCore
 /// uncaught-NSException hook of ``UncaughtExceptionRecorder``. Mirrors ``CrashHandler`` (Linux):
 /// same configuration, same raw report format, read by the same ``RawCrashReportParser``.
 ///
-/// Not compiled on the Linux machine the project is developed on; unverified until an Apple CI
-/// builds it.
+/// Type-checked against the iOS and macOS SDKs on Linux, never run there; its behaviour is verified
+/// only by an Apple CI run.
 public enum MachCrashHandler {
     /// Installs (first call) or re-arms the handler with `configuration`, with `images` (the
     /// dyld image list) as the image snapshot. Call on the main thread at start.
@@ -27,6 +27,15 @@ public enum MachCrashHandler {
         guard status == 0 else { throw CrashHandler.InstallError(path: configuration.reportPath, code: status) }
         vigil_crash_install_terminate_handler()
         UncaughtExceptionRecorder.install()
+    }
+
+    /// The Mach handler's stage (armed, writing, written…); ``CrashHandler/stage`` is the Linux
+    /// handler's.
+    public static var stage: CrashHandler.Stage { CrashHandler.Stage(rawValue: vigil_crash_mach_stage()) ?? .notInstalled }
+
+    /// Whether the exception port is Vigil's, or was left off under a debugger.
+    public static var portState: MachExceptionPortState {
+        MachExceptionPortState(rawValue: vigil_crash_mach_port_state()) ?? .inactive
     }
 
     /// Replaces the handler's image snapshot (after dyld added an image).
