@@ -21,7 +21,7 @@ final class CrashCapture: @unchecked Sendable {
     #if canImport(Darwin)
     private var darwinImages: DyldImageList?
     /// Confined to `refreshQueue` once the timer runs.
-    private var publishedImageCount = 0
+    private var publishedGeneration: UInt64 = 0
     #endif
 
     /// The crash directory for `setup`.
@@ -138,7 +138,7 @@ final class CrashCapture: @unchecked Sendable {
         let interval = DispatchTimeInterval.milliseconds(max(50, intervalMs))
         source.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(max(10, intervalMs / 10)))
         #if canImport(Darwin)
-        publishedImageCount = darwinImages?.images().count ?? 0
+        publishedGeneration = darwinImages?.generation ?? 0
         source.setEventHandler { [weak self] in self?.publishImagesIfChanged() }
         #else
         source.setEventHandler { CrashHandler.refreshImages() }
@@ -148,11 +148,14 @@ final class CrashCapture: @unchecked Sendable {
     }
 
     #if canImport(Darwin)
-    /// On `refreshQueue`: hands the dyld image list to the Mach handler when its count changed.
+    /// On `refreshQueue`: hands the dyld image list to the Mach handler when dyld added or
+    /// removed an image since the last time.
     private func publishImagesIfChanged() {
-        guard let current = darwinImages?.images(), current.count != publishedImageCount else { return }
-        publishedImageCount = current.count
-        MachCrashHandler.publish(current)
+        guard let images = darwinImages else { return }
+        let generation = images.generation
+        guard generation != publishedGeneration else { return }
+        publishedGeneration = generation
+        MachCrashHandler.publish(images.images())
     }
     #endif
 }
