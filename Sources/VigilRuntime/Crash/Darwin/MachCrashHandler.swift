@@ -10,8 +10,8 @@ import VigilCore
 /// uncaught-NSException hook of ``UncaughtExceptionRecorder``. Mirrors ``CrashHandler`` (Linux):
 /// same configuration, same raw report format, read by the same ``RawCrashReportParser``.
 ///
-/// Type-checked against the iOS and macOS SDKs on Linux, never run there; its behaviour is verified
-/// only by an Apple CI run.
+/// Type-checked against the iOS 17 / macOS 14 SDKs; not run until the Apple CI workflow and a
+/// device do (docs/runtime.md lists what only a device can confirm).
 public enum MachCrashHandler {
     /// Installs (first call) or re-arms the handler with `configuration`, with `images` (the
     /// dyld image list) as the image snapshot. Call on the main thread at start.
