@@ -246,7 +246,9 @@ static void vigil_mach_capture(thread_t crashed, const vigil_darwin_registers *c
 
     vigil_darwin_registers registers = crashed_registers != NULL ? *crashed_registers : vigil_darwin_thread_registers(crashed);
     const struct { const char *name; uintptr_t value; } named[] = {
-        {"pc", registers.pc}, {"fp", registers.fp}, {"sp", registers.sp}, {"lr", registers.lr},
+        // pc and lr are code addresses: stripped of pointer authentication like every frame.
+        {"pc", vigil_strip_return_address(registers.pc)}, {"fp", registers.fp}, {"sp", registers.sp},
+        {"lr", vigil_strip_return_address(registers.lr)},
     };
     for (size_t index = 0; index < sizeof named / sizeof named[0]; index++) {
         vigil_report_begin(writer, "reg");
