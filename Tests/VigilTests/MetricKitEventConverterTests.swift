@@ -141,3 +141,39 @@ struct MetricKitEventConverterTests {
         #expect(counters.unreadable == 2)
     }
 }
+
+/// The daily exit counts of a metric payload as an event: only exits no in-process handler sees.
+@Suite("MetricKit exit counts to events")
+struct MetricKitExitCountsTests {
+    private let converter = MetricKitEventConverter(app: AppInfo(id: "com.example.shop", version: "3.2.0", build: "412"),
+                                                    device: DeviceInfo(model: "iPhone14,2", os: "iOS", osVersion: "17.1", arch: "arm64"),
+                                                    modules: Set(VigilModule.allCases))
+    private let start = Date(timeIntervalSince1970: 1_795_900_000)
+
+    @Test("watchdog and memory kills become one warn log with every non-zero count; crashes the handler records are not news")
+    func killsBecomeAnEvent() throws {
+        let counts = MetricKitExitCounts(foreground: ["normalApp": 40, "appWatchdog": 2, "badAccess": 1],
+                                         background: ["memoryPressure": 5, "suspendedWithLockedFile": 1, "normalApp": 3],
+                                         periodStart: start, periodEnd: start.addingTimeInterval(86_400), appVersion: "3.1.0")
+        #expect(counts.unseenExits == ["foreground.appWatchdog": 2, "background.memoryPressure": 5,
+                                       "background.suspendedWithLockedFile": 1])
+        let event = try #require(converter.event(from: counts))
+        guard case .log(let log) = event.payload else { Issue.record("not a log"); return }
+        #expect(log.level == .warn)
+        #expect(log.message == "MetricKit exits no handler saw: 5 background.memoryPressure, 1 background.suspendedWithLockedFile, 2 foreground.appWatchdog")
+        #expect(log.attributes?["exits.foreground.appWatchdog"] == .int(2))
+        #expect(log.attributes?["exits.foreground.badAccess"] == .int(1), "every non-zero count is kept as an attribute")
+        #expect(log.attributes?["exits.background.normalApp"] == .int(3))
+        #expect(event.app.version == "3.1.0" && event.tags["source"] == "metrickit")
+        #expect(event.time == start.addingTimeInterval(86_400))
+        #expect(converter.event(from: counts)?.id == event.id, "a payload delivered twice is one event")
+    }
+
+    @Test("a period with only normal exits and handled crashes gives no event")
+    func nothingUnseen() {
+        let counts = MetricKitExitCounts(foreground: ["normalApp": 12, "badAccess": 2, "illegalInstruction": 1, "appWatchdog": 0],
+                                         background: ["normalApp": 4], periodStart: start, periodEnd: start.addingTimeInterval(86_400))
+        #expect(counts.unseenExits.isEmpty)
+        #expect(converter.event(from: counts) == nil)
+    }
+}

@@ -9,8 +9,9 @@ import VigilCore
 /// CPU and disk-write exceptions and launch diagnostics reach the server.
 ///
 /// iOS 14+ and macOS 12+ deliver diagnostics once a day, or at the next launch; iOS 15+ and
-/// macOS 12+ deliver them right after the next launch. Metric payloads (`MXMetricPayload`, daily
-/// aggregates) are counted, not converted: their histograms have no event type
+/// macOS 12+ deliver them right after the next launch. Of the daily metric payloads
+/// (`MXMetricPayload`, iOS only) the exit counts become an event (``MetricKitExitCounts``) when
+/// some exit is one no handler sees; their histograms have no event type and are not converted
 /// (docs/runtime.md). Thin by design: every decision is the converter's, tested on Linux.
 ///
 /// MetricKit calls the subscriber on a queue of its own; the conversion runs there and the events
@@ -76,7 +77,40 @@ final class MetricKitSubscriber: NSObject, MXMetricManagerSubscriber, @unchecked
     }
 
     #if os(iOS)
+    /// Daily metric payloads: the exit counts (`MXAppExitMetric`, iOS 14+) become an event when
+    /// some exit is one no in-process handler sees; the histograms are not converted.
     func didReceive(_ payloads: [MXMetricPayload]) {
+        var events: [Event] = []
+        for payload in payloads {
+            guard let exits = payload.applicationExitMetrics else { continue }
+            let foreground = exits.foregroundExitData
+            let background = exits.backgroundExitData
+            let counts = MetricKitExitCounts(
+                foreground: [
+                    "normalApp": foreground.cumulativeNormalAppExitCount,
+                    "memoryResourceLimit": foreground.cumulativeMemoryResourceLimitExitCount,
+                    "badAccess": foreground.cumulativeBadAccessExitCount,
+                    "abnormal": foreground.cumulativeAbnormalExitCount,
+                    "illegalInstruction": foreground.cumulativeIllegalInstructionExitCount,
+                    "appWatchdog": foreground.cumulativeAppWatchdogExitCount,
+                ],
+                background: [
+                    "normalApp": background.cumulativeNormalAppExitCount,
+                    "memoryResourceLimit": background.cumulativeMemoryResourceLimitExitCount,
+                    "cpuResourceLimit": background.cumulativeCPUResourceLimitExitCount,
+                    "memoryPressure": background.cumulativeMemoryPressureExitCount,
+                    "badAccess": background.cumulativeBadAccessExitCount,
+                    "abnormal": background.cumulativeAbnormalExitCount,
+                    "illegalInstruction": background.cumulativeIllegalInstructionExitCount,
+                    "appWatchdog": background.cumulativeAppWatchdogExitCount,
+                    "suspendedWithLockedFile": background.cumulativeSuspendedWithLockedFileExitCount,
+                    "backgroundTaskAssertionTimeout": background.cumulativeBackgroundTaskAssertionTimeoutExitCount,
+                ],
+                periodStart: payload.timeStampBegin, periodEnd: payload.timeStampEnd,
+                appVersion: payload.latestApplicationVersion)
+            if let event = converter.event(from: counts) { events.append(event) }
+        }
+        for event in events { sink.emit(event) }
         lock.lock(); metricPayloads += payloads.count; lock.unlock()
     }
     #endif
