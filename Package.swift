@@ -5,8 +5,9 @@
 // under Sources/, one test target per module under Tests/.
 //
 // The SDK targets (VigilCore, CVigilRuntime, VigilRuntime, VigilStore, VigilTransport, Vigil,
-// VigilLaunch, VigilBLE) depend only on Foundation, Dispatch, zlib and the platform's crypto,
-// never on a server-side C library.
+// VigilLaunch, VigilBLE, and VigilReports and VigilSymbols, which Vigil links to read MetricKit
+// payloads) depend only on Foundation, Dispatch, zlib and the platform's crypto, never on a
+// server-side C library.
 //
 // Build flags such as -fno-omit-frame-pointer are passed by the Makefile, not as unsafeFlags
 // here, so that the package stays usable as a versioned dependency.
@@ -54,8 +55,10 @@ let package = Package(
         .target(name: "VigilRuntime", dependencies: ["VigilCore", "CVigilRuntime"]),
         .target(name: "VigilStore", dependencies: ["VigilCore", "CZlib"]),
         .target(name: "VigilTransport", dependencies: ["VigilCore", "VigilStore", "CZlib"]),
+        // VigilReports reads MetricKit payloads with the server's own reader; it and VigilSymbols
+        // link only Foundation and zlib, so the SDK still links no server-side library.
         .target(name: "Vigil", dependencies: [
-            "VigilCore", "CVigilRuntime", "VigilRuntime", "VigilStore", "VigilTransport",
+            "VigilCore", "CVigilRuntime", "VigilRuntime", "VigilStore", "VigilTransport", "VigilReports",
         ]),
         .target(name: "VigilLaunch", dependencies: ["VigilCore"]),
         .target(name: "VigilBLE", dependencies: [
@@ -96,7 +99,7 @@ let package = Package(
         .testTarget(name: "VigilReportsTests", dependencies: ["VigilReports", "VigilSymbols", "VigilCore", "VigilTestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "VigilRuntimeTests", dependencies: ["VigilRuntime", "CVigilRuntime", "VigilCore", "VigilTestSupport"]),
-        .testTarget(name: "VigilTests", dependencies: ["Vigil", "VigilCore", "VigilTransport", "VigilTestSupport"]),
+        .testTarget(name: "VigilTests", dependencies: ["Vigil", "VigilCore", "VigilTransport", "VigilReports", "VigilTestSupport"]),
         .testTarget(name: "VigilStoreTests", dependencies: ["VigilStore", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilTransportTests", dependencies: [
             "VigilTransport", "VigilStore", "VigilCore", "VigilTestSupport",

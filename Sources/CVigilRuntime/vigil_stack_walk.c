@@ -15,7 +15,11 @@
 #include <ucontext.h>
 #endif
 
-#if defined(__APPLE__) && __has_include(<ptrauth.h>)
+#if defined(__APPLE__)
+#include <TargetConditionals.h>
+#include <mach/vm_param.h>
+#endif
+#if defined(__APPLE__) && defined(__arm64e__) && __has_include(<ptrauth.h>)
 #include <ptrauth.h>
 #endif
 
@@ -25,9 +29,25 @@
 #define VIGIL_FRAME_ALIGNMENT 8u
 #endif
 
-static inline uintptr_t vigil_strip_pointer_authentication(uintptr_t address) {
+#if defined(__APPLE__) && defined(__arm64__)
+#if TARGET_OS_OSX
+#define VIGIL_ARM64_ADDRESS_MASK VIGIL_ARM64_ADDRESS_MASK_MACOS
+#else
+#define VIGIL_ARM64_ADDRESS_MASK VIGIL_ARM64_ADDRESS_MASK_MOBILE
+#endif
+// The mask must keep every bit a user address can have on this platform, or stripping would
+// damage real addresses.
+_Static_assert(((MACH_VM_MAX_ADDRESS_RAW - 1) & ~VIGIL_ARM64_ADDRESS_MASK) == 0,
+               "the pointer-authentication mask must cover the whole user address space");
+#endif
+
+uintptr_t vigil_strip_return_address(uintptr_t address) {
 #if defined(__APPLE__) && defined(__arm64e__) && __has_include(<ptrauth.h>)
     return (uintptr_t)ptrauth_strip((void *)address, ptrauth_key_return_address);
+#elif defined(__APPLE__) && defined(__arm64__)
+    // A plain arm64 process still runs the system's arm64e libraries on A12 and later, and they
+    // sign what they save; the kernel hands back signed pc and lr too.
+    return (uintptr_t)vigil_arm64_strip_pointer_authentication(address, VIGIL_ARM64_ADDRESS_MASK);
 #else
     return address;
 #endif
@@ -41,7 +61,7 @@ uint32_t vigil_walk_frames(uintptr_t pc, uintptr_t fp, uintptr_t sp, vigil_stack
         if (stop_reason) *stop_reason = VIGIL_WALK_TRUNCATED;
         return 0;
     }
-    frames[count++] = vigil_strip_pointer_authentication(pc);
+    frames[count++] = vigil_strip_return_address(pc);
 
     // A frame record is two words; the highest record that can be read whole starts two words
     // below the top of the stack.
@@ -60,7 +80,7 @@ uint32_t vigil_walk_frames(uintptr_t pc, uintptr_t fp, uintptr_t sp, vigil_stack
         if ((fp & (VIGIL_FRAME_ALIGNMENT - 1)) != 0) { reason |= VIGIL_WALK_MISALIGNED; break; }
         const uintptr_t *record_words = (const uintptr_t *)fp;
         uintptr_t next = record_words[0];
-        uintptr_t return_address = vigil_strip_pointer_authentication(record_words[1]);
+        uintptr_t return_address = vigil_strip_return_address(record_words[1]);
         if (return_address == 0) { reason |= VIGIL_WALK_COMPLETE; break; }
         if (count == capacity) { reason |= VIGIL_WALK_TRUNCATED; break; }
         frames[count++] = return_address;
@@ -74,6 +94,19 @@ uint32_t vigil_walk_frames(uintptr_t pc, uintptr_t fp, uintptr_t sp, vigil_stack
     }
     if (stop_reason) *stop_reason = reason;
     return count;
+}
+
+uint32_t vigil_walk_insert_link_register(uintptr_t *frames, uint32_t count, uint32_t capacity, uintptr_t lr,
+                                         int *inserted) {
+    if (inserted) *inserted = 0;
+    lr = vigil_strip_return_address(lr);
+    if (frames == NULL || count == 0 || capacity < 2 || lr == 0) return count;
+    if (count >= 2 && frames[1] == lr) return count;
+    uint32_t kept = count < capacity ? count : capacity - 1;
+    for (uint32_t index = kept; index > 1; index--) frames[index] = frames[index - 1];
+    frames[1] = lr;
+    if (inserted) *inserted = 1;
+    return kept + 1;
 }
 
 uint32_t vigil_walk_ucontext(const void *ucontext, vigil_stack_bounds bounds,

@@ -48,6 +48,13 @@ public enum Vigil {
             var flush: (@Sendable () -> Bool)?
             if let store = delivery?.store { flush = { store.flush() } }
             CrashCapture.shared.start(setup: setup, sink: sink, session: session.session, queue: session.queue, flush: flush)
+            #if canImport(MetricKit) && (os(iOS) || os(macOS))
+            if setup.metricKitDiagnostics {
+                MetricKitSubscriber.start(converter: MetricKitEventConverter(app: setup.app, device: setup.device,
+                                                                             modules: setup.monitoring.enabledModules),
+                                          sink: sink)
+            }
+            #endif
             session.start(at: instant)
             NetworkMonitoring.attach(session, setup: setup)
             return session
@@ -85,6 +92,9 @@ public enum Vigil {
         NetworkMonitoring.detach()
         SessionSlot.shared.take()?.stop()
         CrashCapture.shared.stop()
+        #if canImport(MetricKit) && (os(iOS) || os(macOS))
+        MetricKitSubscriber.stop()
+        #endif
     }
 
     /// Whether the SDK is running.

@@ -60,6 +60,11 @@ public struct VigilSetup: Sendable {
     /// ``sink`` is nil: a copy for tools and tests (`vigil-sample --out`). Called on the SDK's
     /// background queues; it must return quickly and never block on the main thread.
     public var eventObserver: (any EventSink)? = nil
+    /// Whether MetricKit's diagnostic payloads become events on Apple platforms (iOS 14+,
+    /// macOS 12+): crashes no in-process handler sees (watchdog, jetsam, guard and resource
+    /// violations), CPU and disk-write exceptions, launch diagnostics (``MetricKitEventConverter``).
+    /// Default true; ignored where MetricKit does not exist (Linux, tvOS, watchOS).
+    public var metricKitDiagnostics = true
 
     /// A setup for `app` with every default.
     public init(app: AppInfo, device: DeviceInfo = .current, monitoring: VigilConfiguration = VigilConfiguration(),

@@ -188,6 +188,7 @@ public enum EventJSONWriter {
             out.key("exception"); out.open()
             out.key("type"); out.string(exception.type)
             out.optional("reason", exception.reason) { $0.string($1) }
+            if let frames = exception.frames { out.key("frames"); out.addresses(frames) }
             out.close()
         }
         out.key("threads")

@@ -245,6 +245,36 @@ struct CrashEventBuilderTests {
         #expect(late.id.isEmpty && late.path == "/opt/app/Plugin.so")
     }
 
+    @Test("an uncaught exception's throw site (exception-stack) becomes the event's exception frames and survives both JSON encoders")
+    func exceptionThrowSite() throws {
+        var synthetic = SyntheticCrashReport()
+        synthetic.signal = SIGABRT
+        synthetic.code = 0
+        synthetic.message = nil
+        synthetic.languageException = ("NSInvalidArgumentException", "-[Cart add:]: unrecognized selector")
+        synthetic.exceptionStack = [0x5555_0000_3000, 0x5555_0000_3100, 0x7f00_0000_5000]
+        let report = try RawCrashReportParser().parse(try synthetic.bytes())
+        #expect(report.exceptionStack == synthetic.exceptionStack)
+        let event = CrashEventBuilder.event(from: report, metadata: metadata(), fatalHang: false)
+        guard case .crash(let crash) = event.payload else { Issue.record("not a crash"); return }
+        #expect(crash.exception?.type == "NSInvalidArgumentException")
+        #expect(crash.exception?.frames == synthetic.exceptionStack.map(Address.init))
+        for data in [try EventJSON.encode(event), EventJSONWriter.encode(event)] {
+            let decoded = try EventJSON.decode(data)
+            guard case .crash(let back) = decoded.payload else { Issue.record("not a crash"); return }
+            #expect(back.exception?.frames == crash.exception?.frames)
+        }
+    }
+
+    @Test("a report without an exception-stack record has no exception frames")
+    func noThrowSite() throws {
+        var synthetic = SyntheticCrashReport()
+        synthetic.languageException = ("std::runtime_error", "boom")
+        let event = CrashEventBuilder.event(from: try RawCrashReportParser().parse(try synthetic.bytes()), metadata: metadata(), fatalHang: false)
+        guard case .crash(let crash) = event.payload else { Issue.record("not a crash"); return }
+        #expect(crash.exception?.type == "std::runtime_error" && crash.exception?.frames == nil)
+    }
+
     @Test("the event id is the same for the same report and differs between reports")
     func deterministicIdentifier() throws {
         let session = UUID()

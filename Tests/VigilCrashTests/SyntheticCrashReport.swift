@@ -20,6 +20,9 @@ struct SyntheticCrashReport {
     ]
     var lateImages: [(load: UInt64, size: UInt64, path: String)] = [(0x7e00_0000_0000, 0x2000, "/opt/app/Plugin.so")]
     var handlerFault: UInt32?
+    /// An `exception` record (type, reason) and the Apple handler's `exception-stack` record.
+    var languageException: (type: String, reason: String)?
+    var exceptionStack: [UInt64] = []
 
     /// The report's bytes, end marker included.
     func bytes() throws -> Data {
@@ -82,6 +85,18 @@ struct SyntheticCrashReport {
             record("message") { w in
                 vigil_report_word(&w, "swift")
                 message.withCString { vigil_report_blob(&w, $0, UInt32(strlen($0))) }
+            }
+        }
+        if let languageException {
+            record("exception") { w in
+                languageException.type.withCString { vigil_report_blob(&w, $0, UInt32(strlen($0))) }
+                languageException.reason.withCString { vigil_report_blob(&w, $0, UInt32(strlen($0))) }
+            }
+        }
+        if !exceptionStack.isEmpty {
+            record("exception-stack") { w in
+                vigil_report_u64(&w, UInt64(exceptionStack.count))
+                for frame in exceptionStack { vigil_report_hex(&w, frame) }
             }
         }
         for other in otherThreads { thread(other.id, crashed: false, source: 1, frames: other.frames, name: other.name) }

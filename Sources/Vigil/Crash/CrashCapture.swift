@@ -21,7 +21,7 @@ final class CrashCapture: @unchecked Sendable {
     #if canImport(Darwin)
     private var darwinImages: DyldImageList?
     /// Confined to `refreshQueue` once the timer runs.
-    private var publishedImageCount = 0
+    private var publishedGeneration: UInt64 = 0
     #endif
 
     /// The crash directory for `setup`.
@@ -116,8 +116,14 @@ final class CrashCapture: @unchecked Sendable {
 
     var diagnostics: CrashDiagnostics {
         lock.lock(); defer { lock.unlock() }
+        #if canImport(Darwin)
+        return CrashDiagnostics(recovery: recovery, recoveryPending: recoveryPending, stage: MachCrashHandler.stage,
+                                machExceptionPort: MachCrashHandler.portState, handler: CrashHandler.counters,
+                                installProblem: installProblem, reportPath: reportURL?.path)
+        #else
         return CrashDiagnostics(recovery: recovery, recoveryPending: recoveryPending, stage: CrashHandler.stage,
                                 handler: CrashHandler.counters, installProblem: installProblem, reportPath: reportURL?.path)
+        #endif
     }
 
     var outcomes: [CrashReportRecovery.Outcome] {
@@ -132,7 +138,7 @@ final class CrashCapture: @unchecked Sendable {
         let interval = DispatchTimeInterval.milliseconds(max(50, intervalMs))
         source.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(max(10, intervalMs / 10)))
         #if canImport(Darwin)
-        publishedImageCount = darwinImages?.images().count ?? 0
+        publishedGeneration = darwinImages?.generation ?? 0
         source.setEventHandler { [weak self] in self?.publishImagesIfChanged() }
         #else
         source.setEventHandler { CrashHandler.refreshImages() }
@@ -142,11 +148,14 @@ final class CrashCapture: @unchecked Sendable {
     }
 
     #if canImport(Darwin)
-    /// On `refreshQueue`: hands the dyld image list to the Mach handler when its count changed.
+    /// On `refreshQueue`: hands the dyld image list to the Mach handler when dyld added or
+    /// removed an image since the last time.
     private func publishImagesIfChanged() {
-        guard let current = darwinImages?.images(), current.count != publishedImageCount else { return }
-        publishedImageCount = current.count
-        MachCrashHandler.publish(current)
+        guard let images = darwinImages else { return }
+        let generation = images.generation
+        guard generation != publishedGeneration else { return }
+        publishedGeneration = generation
+        MachCrashHandler.publish(images.images())
     }
     #endif
 }

@@ -7,8 +7,12 @@ public struct CrashDiagnostics: Sendable, Hashable {
     public var recovery: CrashRecoveryCounters
     /// Whether that recovery is still running (it runs on the SDK's queue after start).
     public var recoveryPending: Bool
-    /// The handler's stage (armed, disarmed, not installed…).
+    /// The handler's stage (armed, disarmed, not installed…): the signal handler's on Linux, the
+    /// Mach handler's on Apple platforms.
     public var stage: CrashHandler.Stage
+    /// Apple platforms: whether the Mach exception port is Vigil's (off under a debugger);
+    /// `nil` on Linux.
+    public var machExceptionPort: MachExceptionPortState? = nil
     /// The handler's totals (installs, image refreshes, disk reservation).
     public var handler: CrashHandler.Counters
     /// Why the handler is not armed, when the install failed.

@@ -22,7 +22,8 @@ enum CrashEventBuilder {
             // An uncaught NSException or C++ exception names the crash better than the abort it
             // ended in; the runtime message, if any, is kept in its reason.
             let runtime = report.message.map { "\n" + $0.text.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
-            exception = CrashException(type: language.type, reason: language.reason + runtime)
+            exception = CrashException(type: language.type, reason: language.reason + runtime,
+                                       frames: report.exceptionStack.isEmpty ? nil : report.exceptionStack.map(Address.init))
         } else if let message = report.message, !message.text.isEmpty {
             let text = message.text.trimmingCharacters(in: .whitespacesAndNewlines)
             exception = CrashException(type: message.kind == "swift" ? "Swift runtime failure" : message.kind, reason: text)
@@ -35,7 +36,7 @@ enum CrashEventBuilder {
             exception: exception, threads: threads, registers: registers.isEmpty ? nil : registers,
             fatalHang: fatalHang, terminationReason: termination)
 
-        let addresses = threads.flatMap(\.frames) + ["rip", "pc", "lr"].compactMap { registers[$0] }
+        let addresses = threads.flatMap(\.frames) + (exception?.frames ?? []) + ["rip", "pc", "lr"].compactMap { registers[$0] }
         return Event(id: eventID(report: report, session: metadata.session), time: report.time, session: metadata.session,
                      app: metadata.app, device: metadata.device, context: metadata.context, tags: metadata.tags,
                      images: images(of: report, containing: addresses), payload: .crash(payload))

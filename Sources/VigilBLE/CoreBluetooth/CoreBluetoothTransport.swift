@@ -6,6 +6,15 @@ import Foundation
 /// peripherals kept by strong reference per identifier (CoreBluetooth drops a connection whose
 /// `CBPeripheral` is released), and state restoration handed to the link as `restored`.
 ///
+/// CoreBluetooth's edges handled here: a peripheral that changes its services
+/// (`didModifyServices`) has the link's service discovered again and its subscriptions renewed;
+/// power-off and reset drop every cached characteristic (and, on reset, every peripheral) and
+/// disconnect the connected peers, since no `didDisconnectPeripheral` comes then; restored
+/// peripherals that are still connected get their characteristics back from the restored
+/// objects. State restoration (`restoreIdentifier`) only works in an app whose Info.plist lists
+/// the `bluetooth-central` background mode (`UIBackgroundModes`); without it iOS never relaunches
+/// the app for its peripherals.
+///
 /// Translation only: every decision (timeouts, retries, queues) lives in ``BLEConnection`` and
 /// is tested on Linux against the simulator, which implements the same protocol. All methods
 /// must be called on `scheduler.queue`, where every callback arrives.
@@ -21,6 +30,15 @@ public final class CoreBluetoothTransport: NSObject, BLETransport, CBCentralMana
     /// Peers whose cancel was answered synthetically; CoreBluetooth's own callback, if one
     /// still comes, is swallowed so that each cancel yields exactly one `disconnected`.
     private var answeredCancels: Set<PeerIdentifier> = []
+    /// The last discovery asked per peer, repeated when the peripheral changes its services.
+    private var lastDiscoveries: [PeerIdentifier: (service: BLEUUID, characteristics: [BLEUUID])] = [:]
+    /// Characteristics the link subscribed to, re-subscribed after a rediscovery.
+    private var subscriptions: [PeerIdentifier: Set<BLEUUID>] = [:]
+    /// Peers a rediscovery is running for (its result is not the link's to resolve).
+    private var rediscovering: Set<PeerIdentifier> = []
+    /// Peers connected as far as this transport knows; CoreBluetooth reports no disconnection
+    /// when the radio powers off or resets, so these are disconnected by hand then.
+    private var connectedPeers: Set<PeerIdentifier> = []
 
     /// A transport on `scheduler`'s queue; `restoreIdentifier` opts into state restoration (iOS).
     public init(scheduler: DispatchLinkScheduler, restoreIdentifier: String? = nil) {
@@ -72,6 +90,8 @@ public final class CoreBluetoothTransport: NSObject, BLETransport, CBCentralMana
             return
         }
         discoveries[peer] = (service, characteristics)
+        lastDiscoveries[peer] = (service, characteristics)
+        rediscovering.remove(peer)  // this discovery's result is the link's
         peripheral.discoverServices([CBUUID(string: service.string)])
     }
 
@@ -104,14 +124,41 @@ public final class CoreBluetoothTransport: NSObject, BLETransport, CBCentralMana
     // MARK: CBCentralManagerDelegate
 
     public func centralManagerDidUpdateState(_ central: CBCentralManager) {
+        if central.state != .poweredOn {
+            // Powered off, resetting, unauthorized: every connection is gone and every
+            // characteristic object is invalid (after a reset, every CBPeripheral too), without a
+            // didDisconnectPeripheral. Drop the caches and tell the link.
+            let lost = connectedPeers
+            connectedPeers = []
+            characteristics = [:]
+            discoveries = [:]
+            rediscovering = []
+            subscriptions = [:]
+            if central.state == .resetting { peripherals = [:] }
+            for peer in lost.sorted(by: { $0.rawValue < $1.rawValue }) { eventHandler?(.disconnected(peer, .poweredOff)) }
+        }
         eventHandler?(.powerChanged(central.state == .poweredOn))
     }
 
     public func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) {
         let restored = dict[CBCentralManagerRestoredStatePeripheralsKey] as? [CBPeripheral] ?? []
         for peripheral in restored {
+            let peer = identifier(peripheral)
             peripheral.delegate = self
-            peripherals[identifier(peripheral)] = peripheral
+            peripherals[peer] = peripheral
+            // A restored peripheral keeps its state, services and characteristics: a connected
+            // one is usable at once (the link's reconnect completes immediately), so its cache
+            // is rebuilt from what CoreBluetooth restored instead of being discovered again.
+            guard peripheral.state == .connected else { continue }
+            connectedPeers.insert(peer)
+            var found: [BLEUUID: CBCharacteristic] = [:]
+            for service in peripheral.services ?? [] {
+                for characteristic in service.characteristics ?? [] {
+                    found[BLEUUID(characteristic.uuid.uuidString)] = characteristic
+                    if characteristic.isNotifying { subscriptions[peer, default: []].insert(BLEUUID(characteristic.uuid.uuidString)) }
+                }
+            }
+            if !found.isEmpty { characteristics[peer] = found }
         }
         eventHandler?(.restored(restored.map(identifier)))
     }
@@ -129,6 +176,7 @@ public final class CoreBluetoothTransport: NSObject, BLETransport, CBCentralMana
 
     public func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
         peripheral.delegate = self
+        connectedPeers.insert(identifier(peripheral))
         eventHandler?(.connected(identifier(peripheral)))
     }
 
@@ -140,6 +188,10 @@ public final class CoreBluetoothTransport: NSObject, BLETransport, CBCentralMana
         let peer = identifier(peripheral)
         characteristics[peer] = nil
         discoveries[peer] = nil
+        rediscovering.remove(peer)
+        subscriptions[peer] = nil
+        lastDiscoveries[peer] = nil
+        connectedPeers.remove(peer)
         if answeredCancels.remove(peer) != nil { return }
         eventHandler?(.disconnected(peer, reason(error)))
     }
@@ -149,6 +201,13 @@ public final class CoreBluetoothTransport: NSObject, BLETransport, CBCentralMana
     public func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: Error?) {
         let peer = identifier(peripheral)
         guard let wanted = discoveries[peer] else { return }
+        if rediscovering.contains(peer), error != nil || peripheral.services?.contains(where: { BLEUUID($0.uuid.uuidString) == wanted.service }) != true {
+            // A rediscovery after a service change that found nothing: the link learns of it when
+            // its next operation on the characteristic fails.
+            rediscovering.remove(peer)
+            discoveries[peer] = nil
+            return
+        }
         if let error {
             discoveries[peer] = nil
             eventHandler?(.servicesDiscovered(peer, .failure(failure(error, "service discovery failed"))))
@@ -165,6 +224,15 @@ public final class CoreBluetoothTransport: NSObject, BLETransport, CBCentralMana
     public func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: Error?) {
         let peer = identifier(peripheral)
         guard discoveries.removeValue(forKey: peer) != nil else { return }
+        if rediscovering.remove(peer) != nil {
+            // After the peripheral changed its services: new characteristic objects replace the
+            // invalidated ones, and the link's subscriptions are renewed on them.
+            var found: [BLEUUID: CBCharacteristic] = [:]
+            for characteristic in service.characteristics ?? [] { found[BLEUUID(characteristic.uuid.uuidString)] = characteristic }
+            characteristics[peer] = found
+            for uuid in subscriptions[peer] ?? [] { if let characteristic = found[uuid] { peripheral.setNotifyValue(true, for: characteristic) } }
+            return
+        }
         if let error {
             eventHandler?(.servicesDiscovered(peer, .failure(failure(error, "characteristic discovery failed"))))
             return
@@ -175,7 +243,27 @@ public final class CoreBluetoothTransport: NSObject, BLETransport, CBCentralMana
         eventHandler?(.servicesDiscovered(peer, .success(Set(found.keys))))
     }
 
+    /// The peripheral changed its GATT database (Service Changed): the listed services and their
+    /// characteristic objects are invalid. When the service the link uses is among them, it is
+    /// discovered again with the same characteristics, and subscriptions are renewed; the link
+    /// keeps its connection.
+    public func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService]) {
+        let peer = identifier(peripheral)
+        guard let last = lastDiscoveries[peer],
+              invalidatedServices.contains(where: { BLEUUID($0.uuid.uuidString) == last.service }) else { return }
+        characteristics[peer] = nil
+        guard discoveries[peer] == nil else { return }  // the link's own discovery is running; it will fill the cache
+        discoveries[peer] = last
+        rediscovering.insert(peer)
+        peripheral.discoverServices([CBUUID(string: last.service.string)])
+    }
+
     public func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: Error?) {
+        let peer = identifier(peripheral)
+        let uuid = BLEUUID(characteristic.uuid.uuidString)
+        if error == nil {
+            if characteristic.isNotifying { subscriptions[peer, default: []].insert(uuid) } else { subscriptions[peer]?.remove(uuid) }
+        }
         let result: Result<Bool, TransportFailure> = error.map { .failure(failure($0, "notification state")) } ?? .success(characteristic.isNotifying)
         eventHandler?(.notificationStateChanged(identifier(peripheral), BLEUUID(characteristic.uuid.uuidString), result))
     }

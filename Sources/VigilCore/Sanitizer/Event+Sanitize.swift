@@ -110,6 +110,10 @@ extension CrashPayload {
         if var value = exception {
             pass.line(&value.type)
             pass.text(&value.reason)
+            if var frames = value.frames {
+                pass.stack(&frames)
+                value.frames = frames
+            }
             exception = value
         }
         pass.bound(&threads, to: pass.limits.maxThreads)

@@ -38,10 +38,16 @@ public struct CrashException: Codable, Sendable, Hashable {
     public var type: String
     /// The message, e.g. `Fatal error: Index out of range`.
     public var reason: String?
+    /// Where the exception was thrown, innermost first (absolute addresses; Apple's "Last
+    /// Exception Backtrace"), when the runtime recorded it: an uncaught NSException's
+    /// `callStackReturnAddresses`. The crashed thread's own stack then shows only the runtime
+    /// aborting.
+    public var frames: [Address]?
 
-    public init(type: String, reason: String? = nil) {
+    public init(type: String, reason: String? = nil, frames: [Address]? = nil) {
         self.type = type
         self.reason = reason
+        self.frames = frames
     }
 }
 

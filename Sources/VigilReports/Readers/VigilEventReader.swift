@@ -98,6 +98,9 @@ public enum VigilEventReader {
             if let language = crash.exception {
                 report.languageException = LanguageException(kind: kind(ofExceptionType: language.type), name: language.type,
                                                              reason: language.reason)
+                if let frames = language.frames, !frames.isEmpty {
+                    report.lastExceptionBacktrace = frames.prefix(limits.maxFramesPerThread).map { frame(for: $0.value, in: report) }
+                }
             }
             if let reason = crash.terminationReason {
                 var termination = TerminationDetails()

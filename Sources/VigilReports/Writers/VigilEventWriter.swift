@@ -43,6 +43,17 @@ public enum VigilEventWriter {
                      images: images.isEmpty ? nil : images, payload: payload)
     }
 
+    /// When the report was captured (its capture time, as Apple or ISO 8601 text), if it says.
+    public static func captureDate(of report: CrashReport) -> Date? {
+        report.captureTime.flatMap { AppleDate.parse($0) ?? Timestamp.parse($0) }
+    }
+
+    /// A UUID derived from `parts` alone (the same parts give the same UUID on every run), for
+    /// events made from reports that carry no identifier.
+    public static func stableIdentifier(_ parts: [String]) -> UUID {
+        StableHash.of(parts).uuid
+    }
+
     /// The event as pretty-printed JSON.
     public static func write(_ report: CrashReport) throws(ReportError) -> String {
         let event = try event(from: report)

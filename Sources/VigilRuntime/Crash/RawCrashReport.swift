@@ -41,6 +41,9 @@ public struct RawCrashReport: Sendable, Hashable {
     public var exception: LanguageException?
     /// The Mach exception (Apple platforms): type and codes.
     public var machException: MachException?
+    /// The `exception-stack` record: where the language-level exception was thrown, innermost
+    /// first (an uncaught NSException's `callStackReturnAddresses`); empty when not recorded.
+    public var exceptionStack: [UInt64] = []
     /// The SDK's metadata blob (JSON), verbatim.
     public var metadata: Data
     /// The image snapshot's totals.

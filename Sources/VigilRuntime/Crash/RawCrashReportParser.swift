@@ -142,6 +142,14 @@ public struct RawCrashReportParser: Sendable {
                 let type = String(decoding: try cursor.nextBlob("exception type", max: 4096), as: UTF8.self)
                 let reason = String(decoding: try cursor.nextBlob("exception reason", max: 64 * 1024), as: UTF8.self)
                 report.exception = .init(type: type, reason: reason)
+            case "exception-stack":
+                let count = try cursor.nextDecimal("exception stack count", max: UInt64(maxFramesPerThread))
+                var frames: [UInt64] = []
+                frames.reserveCapacity(Int(count))
+                for _ in 0..<count {
+                    frames.append(try cursor.nextHex("exception stack frame"))
+                }
+                report.exceptionStack = frames
             case "mach":
                 let type = try cursor.nextInt32("mach exception")
                 let code = try cursor.nextHex("mach code")

@@ -6,7 +6,10 @@ import VigilCore
 
 /// The frame source on iOS: a `CADisplayLink` on the main run loop in the common
 /// modes. Mirrors ``RunLoopFrameClock`` (Linux). `CADisplayLink` timestamps are on the same
-/// clock as `DispatchTime` (mach absolute time), so they convert directly.
+/// clock as `DispatchTime` (mach absolute time), so they convert directly. Each frame's duration
+/// is the link's own `targetTimestamp − timestamp` (its actual rate, which ProMotion changes),
+/// and the link asks for the screen's maximum rate when the app may render at it
+/// (``DisplayLinkRatePolicy``: `CADisableMinimumFrameDurationOnPhone` on iPhones).
 public final class DisplayLinkFrameSource: NSObject, FrameTimingSource, @unchecked Sendable {
     private let lock = NSLock()
     private var observers: [@Sendable (FrameTiming) -> Void] = []
@@ -22,6 +25,16 @@ public final class DisplayLinkFrameSource: NSObject, FrameTimingSource, @uncheck
     public func start() {
         guard link == nil else { return }
         let newLink = CADisplayLink(target: self, selector: #selector(frame(_:)))
+        // Tick as often as the app may render (ProMotion; DisplayLinkRatePolicy), so a drop
+        // at 120 Hz is not hidden inside a 60 Hz tick.
+        let optedIn = (Bundle.main.object(forInfoDictionaryKey: DisplayLinkRatePolicy.infoKey) as? Bool) ?? false
+        if #available(iOS 15.0, tvOS 15.0, *),
+           let policy = DisplayLinkRatePolicy.range(isPhone: UIDevice.current.userInterfaceIdiom == .phone,
+                                                    appDisablesMinimumFrameDuration: optedIn,
+                                                    maximumFramesPerSecond: UIScreen.main.maximumFramesPerSecond) {
+            newLink.preferredFrameRateRange = CAFrameRateRange(minimum: policy.minimum, maximum: policy.maximum,
+                                                               preferred: policy.preferred)
+        }
         newLink.add(to: .main, forMode: .common)
         link = newLink
     }

@@ -5,10 +5,14 @@ import Foundation
 import VigilCore
 
 /// Samples a thread's stack on Apple platforms: suspend it, read its registers, walk its frame
-/// pointers with the shared C walker, resume it. Mirrors ``SignalThreadSampler`` (Linux).
+/// pointers with the shared C walker (adding `lr` for a leaf function, stripping pointer
+/// authentication), resume it — all in one C function, `vigil_darwin_sample_thread`. Mirrors
+/// ``SignalThreadSampler`` (Linux).
 ///
 /// Between suspend and resume nothing allocates or locks (the suspended thread may hold the
-/// allocator's lock): the walk writes into a buffer allocated at creation.
+/// allocator's lock): the walk writes into a buffer allocated at creation. A sampler asked to
+/// sample its own thread refuses (suspending oneself never returns). The stack bounds are read
+/// once, at creation, while nothing is suspended.
 public final class MachThreadSampler: ThreadSampler, @unchecked Sendable {
     private let thread: thread_act_t
     private let bounds: vigil_stack_bounds
@@ -27,7 +31,7 @@ public final class MachThreadSampler: ThreadSampler, @unchecked Sendable {
         self.buffer = .allocate(capacity: Int(capacity))
     }
 
-    /// A sampler for the calling thread.
+    /// A sampler for the calling thread, to be sampled from another thread.
     public static func forCurrentThread(maxFrames: Int = 256) -> MachThreadSampler {
         MachThreadSampler(thread: pthread_self(), maxFrames: maxFrames)
     }
@@ -38,41 +42,22 @@ public final class MachThreadSampler: ThreadSampler, @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         totals.requested += 1
         let started = DispatchTime.now().uptimeNanoseconds
-        guard thread_suspend(thread) == KERN_SUCCESS else {
-            totals.deliveryFailures += 1
-            return .failure(.deliveryFailed(code: 0))
-        }
         var reason: UInt32 = 0
         var count: UInt32 = 0
-        var stateOK = false
-        #if arch(arm64)
-        var state = arm_thread_state64_t()
-        var stateCount = mach_msg_type_number_t(MemoryLayout<arm_thread_state64_t>.size / MemoryLayout<natural_t>.size)
-        let status = withUnsafeMutablePointer(to: &state) {
-            $0.withMemoryRebound(to: natural_t.self, capacity: Int(stateCount)) {
-                thread_get_state(thread, ARM_THREAD_STATE64, $0, &stateCount)
-            }
-        }
-        if status == KERN_SUCCESS {
-            stateOK = true
-            count = vigil_walk_frames(UInt(state.__pc), UInt(state.__fp), UInt(state.__sp), bounds, buffer, capacity, &reason)
-        }
-        #elseif arch(x86_64)
-        var state = x86_thread_state64_t()
-        var stateCount = mach_msg_type_number_t(MemoryLayout<x86_thread_state64_t>.size / MemoryLayout<natural_t>.size)
-        let status = withUnsafeMutablePointer(to: &state) {
-            $0.withMemoryRebound(to: natural_t.self, capacity: Int(stateCount)) {
-                thread_get_state(thread, x86_THREAD_STATE64, $0, &stateCount)
-            }
-        }
-        if status == KERN_SUCCESS {
-            stateOK = true
-            count = vigil_walk_frames(UInt(state.__rip), UInt(state.__rbp), UInt(state.__rsp), bounds, buffer, capacity, &reason)
-        }
-        #endif
-        thread_resume(thread)
+        // Suspend, registers, walk and resume happen inside one C call: no Swift runtime call
+        // (retain, allocation, exclusivity check) can run while the target holds a lock.
+        let status = vigil_darwin_sample_thread(thread, bounds, buffer, capacity, &count, &reason)
         totals.targetNanoseconds += DispatchTime.now().uptimeNanoseconds - started
-        guard stateOK else {
+        switch status {
+        case 0:
+            break
+        case EDEADLK:
+            totals.deliveryFailures += 1
+            return .failure(.unavailable("a thread cannot sample itself (suspending it would never return)"))
+        case ESRCH:
+            totals.deliveryFailures += 1
+            return .failure(.deliveryFailed(code: status))
+        default:
             totals.deliveryFailures += 1
             return .failure(.unavailable("thread_get_state failed"))
         }

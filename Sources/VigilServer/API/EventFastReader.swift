@@ -464,16 +464,17 @@ struct EventFastReader {
     }
 
     func crashException(_ node: Int) throws(Fallback) -> CrashException {
-        var type: String?, reason: String?
+        var type: String?, reason: String?, frames: [Address]?
         try members(node) { (name, value) throws(Fallback) in
             switch name {
             case "type": type = try string(value)
             case "reason": reason = try optionalString(value)
+            case "frames": frames = tape.nodes[value].kind == .null ? nil : try stack(value)
             default: break
             }
         }
         guard let type else { throw Fallback() }
-        return CrashException(type: type, reason: reason)
+        return CrashException(type: type, reason: reason, frames: frames)
     }
 
     func crashThread(_ node: Int) throws(Fallback) -> CrashThread {

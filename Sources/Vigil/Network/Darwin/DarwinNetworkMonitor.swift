@@ -6,7 +6,8 @@ import VigilCore
 /// The Apple platforms' network adapter: learns of each task from the `resume` hook (every
 /// system) and, for delegate classes the app names, from `urlSession(_:didCreateTask:)`
 /// (iOS 16+, where `async` calls create their tasks); receives `URLSessionTaskMetrics` through a
-/// task delegate of its own (set only when the task has none) or the named delegate
+/// task delegate of its own (set only when the task has none, and handing every metrics
+/// callback on to the session's delegate, see ``TaskMetricsRoute``) or the named delegate
 /// classes; learns of the end by observing the task's `state`. Facts are merged by task in a
 /// ``NetworkTaskLedger``; nothing holds a task once it completed.
 ///
@@ -87,14 +88,15 @@ final class DarwinNetworkMonitor: @unchecked Sendable {
         let observation = NetworkObservation(request: request, response: nil, error: nil, bytesSent: 0, bytesReceived: 0,
                                              start: recorder.clock.wallNow(), marks: NetworkTransactionMarks(end: 0),
                                              traceParent: traceParent, recorder: recorder)
-        var ownDelegate = false
-        // The package's oldest systems (iOS 15, macOS 13) all have task delegates.
-        if task.delegate == nil {
-            // A task delegate hears of the metrics before the session's delegate, which still
-            // gets them: nothing of the app's is replaced.
-            task.delegate = TaskMetricsDelegate.shared
-            ownDelegate = true
-        }
+        // The package's oldest systems (iOS 15, macOS 13) all have task delegates. A task
+        // delegate's metrics callback replaces the session delegate's, so Vigil's delegate hands
+        // it on (TaskMetricsDelegate), and a task with the app's own delegate is left alone.
+        let appDelegate = task.delegate
+        let route = TaskMetricsRoute.atStart(
+            taskHasDelegate: appDelegate != nil,
+            taskDelegateTakesMetrics: appDelegate.map { ($0 as AnyObject).responds(to: TaskMetricsDelegate.metricsSelector) } ?? false)
+        if route.setsVigilTaskDelegate { task.delegate = TaskMetricsDelegate.shared }
+        let ownDelegate = route.waitsForMetrics
         let stateObservation = task.observe(\.state, options: [.new]) { task, _ in
             if task.state == .completed { DarwinNetworkMonitor.shared.taskCompleted(task) }
         }

@@ -29,6 +29,15 @@ public enum MachCrashHandler {
         UncaughtExceptionRecorder.install()
     }
 
+    /// The Mach handler's stage (armed, writing, written…); ``CrashHandler/stage`` is the Linux
+    /// handler's.
+    public static var stage: CrashHandler.Stage { CrashHandler.Stage(rawValue: vigil_crash_mach_stage()) ?? .notInstalled }
+
+    /// Whether the exception port is Vigil's, or was left off under a debugger.
+    public static var portState: MachExceptionPortState {
+        MachExceptionPortState(rawValue: vigil_crash_mach_port_state()) ?? .inactive
+    }
+
     /// Replaces the handler's image snapshot (after dyld added an image).
     public static func publish(_ images: [ImageInfo]) {
         var raw = rawImages(images)

@@ -2,13 +2,14 @@
 import CVigilRuntime
 import Foundation
 
-/// Records an uncaught NSException's name and reason for the crash report that follows it
+/// Records an uncaught NSException's name, reason and throw site (`callStackReturnAddresses`) for
+/// the crash report that follows it
 /// (`NSSetUncaughtExceptionHandler`), then hands the exception to the handler that was installed
 /// before (which normally ends in abort, and so in the SIGABRT the Mach sibling reports).
 ///
 /// Apple platforms only (type-checked against their SDKs, not run). The hook runs on the throwing thread, before the
 /// process aborts, so it may use Foundation; it only copies two strings into storage allocated
-/// at install.
+/// at install (the addresses' array is made here, on the throwing thread, before abort).
 public enum UncaughtExceptionRecorder {
     nonisolated(unsafe) private static var previous: (@convention(c) (NSException) -> Void)?
     nonisolated(unsafe) private static var installed = false
@@ -20,6 +21,10 @@ public enum UncaughtExceptionRecorder {
         previous = NSGetUncaughtExceptionHandler()
         NSSetUncaughtExceptionHandler { exception in
             vigil_crash_set_exception(exception.name.rawValue, exception.reason ?? "")
+            // The throw site: by the time abort() runs, the crashed thread's own stack shows
+            // only the runtime's handling of the exception.
+            let addresses = exception.callStackReturnAddresses.map { UInt(truncating: $0) }
+            addresses.withUnsafeBufferPointer { vigil_crash_set_exception_stack($0.baseAddress, UInt32(clamping: $0.count)) }
             UncaughtExceptionRecorder.previous?(exception)
         }
     }
