@@ -46,6 +46,11 @@ final class LogSegment {
     var unsynced = false
     /// No more appends: rolled over, or recovered and not the newest.
     var sealed = false
+    /// The deletion journal names offsets at or past the end of the valid records (records
+    /// acknowledged and then lost with the file's tail). A record appended there would take an
+    /// offset the journal calls deleted, so this segment never takes appends again; it goes
+    /// when its records are acknowledged, or is rewritten with a fresh journal by compaction.
+    var journalReachesPastEnd = false
 
     init(name: SegmentName, createdAtMilliseconds: Int64, fileSize: Int) {
         self.name = name

@@ -83,8 +83,9 @@ extension SegmentLog {
             nextSequence = max(nextSequence, name.sequence &+ 1)
         }
         for segment in segments where segment.liveCount == 0 { remove(segment) }
-        // The newest segment may take more appends if it is still today's and has room.
-        segments.last?.sealed = false
+        // The newest segment may take more appends if it is still today's and has room, and
+        // if its journal names no offset where the next record would go.
+        if let last = segments.last, !last.journalReachesPastEnd { last.sealed = false }
     }
 
     /// Reads and checks one segment file; `nil` when it was corrupt (and is now removed).
@@ -129,6 +130,13 @@ extension SegmentLog {
         }
         statistics.recovery.recordsFound += scan.records.count
         let deleted = readDeletions(name)
+        // Entries for records that are no longer in the file (acknowledged, then lost to a
+        // power loss before their bytes were durable) must never match a later record.
+        let pastEnd = deleted.filter { $0 >= scan.validEnd }.count
+        if pastEnd > 0 {
+            segment.journalReachesPastEnd = true
+            statistics.recovery.journalEntriesPastEnd += pastEnd
+        }
         var live = 0
         var liveBytes = 0
         for index in segment.slots.indices {

@@ -62,6 +62,10 @@ public struct RecoveryReport: Sendable, Hashable {
     public var badRecords = 0
     /// Bytes in them.
     public var badBytes = 0
+    /// Deletion-journal entries naming records past the end of their segment's valid records
+    /// (acknowledged, then lost with the file's tail); such a segment takes no more appends, so
+    /// no new record ever sits where an entry points.
+    public var journalEntriesPastEnd = 0
     /// Files with an unreadable header, removed whole.
     public var corruptSegments = 0
     /// Bytes in them.

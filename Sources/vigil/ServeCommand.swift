@@ -21,7 +21,7 @@ enum ServeCommand: Command {
           --port               TCP port (default 8750; 0 picks a free one)
           --admin-token        the token for the dashboard, queries, symbols and config (or $VIGIL_ADMIN_TOKEN);
                                without it, one is generated at first start, printed once and stored hashed
-          --reset-admin-token  replace the stored admin token with a new one, printed now
+          --reset-admin-token  replace the stored admin token with a new one, printed now; ends every dashboard session
           --threads            HTTP threads (default 8)
           --handler-nice       nice value of the HTTP threads while they decode and analyze (default 5; 0 = as
                                started), so the commit thread and the database are never queued behind them
@@ -87,7 +87,7 @@ enum ServeCommand: Command {
             let store = try ServerStore.open(options.database, connections: 2)
             let token = try ServerApplication.resetAdminToken(store: store)
             store.database.close()
-            CommandDispatcher.writeStandardOutput("admin token (replaces the old one, shown only now): \(token)\n")
+            CommandDispatcher.writeStandardOutput("admin token (replaces the old one and ends its sessions; shown only now): \(token)\n")
         }
         return try serve(options, exitAfter: exitAfter)
     }

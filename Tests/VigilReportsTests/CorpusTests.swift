@@ -3,15 +3,15 @@ import Testing
 import VigilTestSupport
 @testable import VigilReports
 
-/// Every report in `../shared/corpus/` (real reports from public projects) reads, with the
+/// Every report in `Tests/Fixtures/corpus/` (real reports from public projects) reads, with the
 /// thread, frame and image counts the files hold (counted independently with grep and a
 /// JSON walk, see the expectations below).
-@Suite("Shared corpus")
+@Suite("Corpus of public reports")
 struct CorpusTests {
     static func corpusFile(_ path: String) throws -> Data {
-        let url = BuildProducts.sharedCorpus.appendingPathComponent(path)
+        let url = BuildProducts.corpus.appendingPathComponent(path)
         guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw TestSupportError("\(url.path) is missing: the shared corpus lives beside the checkout (or set VIGIL_CORPUS_DIR)")
+            throw TestSupportError("\(url.path) is missing: the corpus is part of the repository (Tests/Fixtures/SOURCES.md); restore it with git")
         }
         return data
     }

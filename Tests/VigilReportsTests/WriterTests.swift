@@ -16,8 +16,7 @@ struct WriterTests {
 
     static func load(_ source: String) throws -> [CrashReport] {
         if source.hasPrefix("fixture:") { return try ReportReader.read(try Fixture.data(String(source.dropFirst(8)))) }
-        let path = BuildProducts.sharedCorpus.appendingPathComponent(String(source.dropFirst(7))).path
-        return try ReportReader.read(try #require(FileManager.default.contents(atPath: path)))
+        return try ReportReader.read(try CorpusTests.corpusFile(String(source.dropFirst(7))))
     }
 
     /// A frame as every format can keep it: the image's UUID (or name) and the absolute address.

@@ -130,7 +130,7 @@ struct EnginesTests {
     ])
     func reportImport(file: String) throws {
         let server = try Self.makeServer()
-        let body = try Data(contentsOf: BuildProducts.sharedCorpus.appendingPathComponent(file))
+        let body = try Data(contentsOf: BuildProducts.corpus.appendingPathComponent(file))
         let answer = try server.client.post("/api/v1/reports", body, headers: ["Authorization": "Bearer \(server.ingestKey)"])
         #expect(answer.status == 200, "\(answer)")
         let accepted = answer.json["accepted"] as? [String] ?? []

@@ -118,6 +118,43 @@ struct RecoveryTests {
         #expect(try StoreFixtures.contents(of: store).map(\.id) == [StoreFixtures.log(1).id])
     }
 
+    @Test("a record acknowledged and then lost with the segment's tail does not hide the record appended in its place",
+          arguments: [0, 5])
+    func acknowledgedRecordLostInPowerLoss(cutInRecord: Int) throws {
+        let directory = try TemporaryDirectory(prefix: "store")
+        let files = LocalFileSystem()
+        let (a, b, c) = (StoreFixtures.log(1), StoreFixtures.log(2), StoreFixtures.log(3))
+        let first = EventStore(directory: directory.url, clock: TestClock(), fileSystem: files)
+        first.enqueue(a)
+        first.enqueue(b)
+        first.flush()
+        let leased = first.nextBatch(maxEvents: 10, maxBytes: .max)
+        try #require(leased.count == 2)
+        #expect(first.acknowledge([leased[1].handle]) == 1)
+        first.close()
+        // A power loss after B's deletion was journaled but before B's bytes were durable:
+        // the segment ends at B's offset (or inside B), the journal still names B's offset.
+        let segment = try #require(StoreFixtures.segmentFiles(directory.url).first)
+        let (offsets, _) = try recordOffsets(segment)
+        try #require(offsets.count == 2)
+        let handle = try FileHandle(forWritingTo: segment)
+        try handle.truncate(atOffset: UInt64(offsets[1] + cutInRecord))
+        try handle.close()
+
+        let second = EventStore(directory: directory.url, clock: TestClock(), fileSystem: files)
+        #expect(try StoreFixtures.contents(of: second) == [a])
+        #expect(second.statistics().recovery.journalEntriesPastEnd == 1)
+        second.enqueue(c)
+        second.flush()
+        second.close()
+
+        let third = EventStore(directory: directory.url, clock: TestClock(), fileSystem: files)
+        defer { third.close() }
+        #expect(third.statistics().recovery.recordsAlreadyAcknowledged == 0)
+        let delivered = third.nextBatch(maxEvents: 10, maxBytes: .max)
+        #expect(try delivered.map { try EventJSON.decode($0.payload) } == [a, c])
+    }
+
     @Test("an interrupted compaction leaves the newest complete generation and no strays")
     func interruptedCompaction() throws {
         let directory = try TemporaryDirectory(prefix: "store")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VigilTestSupport
 @testable import VigilSymbols
 
 @Suite("Demangling: Swift through swift_demangle, C++ through __cxa_demangle, simplified names")
@@ -22,7 +23,7 @@ struct DemanglerTests {
     func swiftFullNames() throws {
         #expect(Demangler.canDemangleSwift)
         // The runtime's demangler prints no sugar ([A] is Swift.Array<A>).
-        guard let expected = try ToolOutput.run(Self.swiftDemangle, ["--compact", "--no-sugar"], input: Self.swiftNames.joined(separator: "\n")) else { return }
+        let expected = try ToolOutput.run(Self.swiftDemangle, ["--compact", "--no-sugar"], input: Self.swiftNames.joined(separator: "\n"))
         let lines = expected.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for (name, line) in zip(Self.swiftNames, lines) {
             #expect(Demangler.demangle(name) == line, "\(name)")
@@ -32,7 +33,7 @@ struct DemanglerTests {
 
     @Test("simplified Swift names match swift-demangle --simplified for app-level symbols")
     func swiftSimplifiedNames() throws {
-        guard let expected = try ToolOutput.run(Self.swiftDemangle, ["--compact", "--simplified"], input: Self.swiftNames.joined(separator: "\n")) else { return }
+        let expected = try ToolOutput.run(Self.swiftDemangle, ["--compact", "--simplified"], input: Self.swiftNames.joined(separator: "\n"))
         let lines = expected.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for (name, line) in zip(Self.swiftNames, lines) {
             #expect(Demangler.simplify(Demangler.demangle(name), mangled: name) == line, "\(name)")
@@ -42,8 +43,10 @@ struct DemanglerTests {
     @Test("on the Swift runtime's own functions, simplified names agree with swift-demangle --simplified")
     func swiftRuntimeCorpus() throws {
         let library = "/opt/swift/usr/lib/swift/linux/libswiftCore.so"
-        guard FileManager.default.fileExists(atPath: library),
-              let listing = try ToolOutput.run("/usr/bin/llvm-nm-15", ["--defined-only", "--extern-only", library]) else { return }
+        guard FileManager.default.fileExists(atPath: library) else {
+            throw TestSupportError("\(library) is missing: the test reads the Swift runtime's symbols; install the toolchain at /opt/swift")
+        }
+        let listing = try ToolOutput.run("/usr/bin/llvm-nm-15", ["--defined-only", "--extern-only", library])
         // Functions (text symbols): what stack frames name.
         var names: [String] = []
         for line in listing.split(separator: "\n") {
@@ -53,8 +56,8 @@ struct DemanglerTests {
         }
         #expect(names.count > 1000)
         let sample = stride(from: 0, to: names.count, by: max(names.count / 3000, 1)).map { names[$0] }
-        guard let full = try ToolOutput.run(Self.swiftDemangle, ["--compact", "--no-sugar"], input: sample.joined(separator: "\n")),
-              let simplified = try ToolOutput.run(Self.swiftDemangle, ["--compact", "--simplified"], input: sample.joined(separator: "\n")) else { return }
+        let full = try ToolOutput.run(Self.swiftDemangle, ["--compact", "--no-sugar"], input: sample.joined(separator: "\n"))
+        let simplified = try ToolOutput.run(Self.swiftDemangle, ["--compact", "--simplified"], input: sample.joined(separator: "\n"))
         let fullLines = full.split(separator: "\n", omittingEmptySubsequences: false)
         let simplifiedLines = simplified.split(separator: "\n", omittingEmptySubsequences: false)
         var demangledAgree = 0, simplifiedAgree = 0

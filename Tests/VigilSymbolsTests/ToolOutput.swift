@@ -1,10 +1,16 @@
 import Foundation
+import VigilTestSupport
 
-/// Runs a reference tool (llvm-dwarfdump, swift-demangle…) and returns its standard output, or
-/// `nil` when the tool is not installed.
+/// Runs a reference tool (llvm-dwarfdump, swift-demangle…) and returns its standard output.
+///
+/// A missing tool is a failure that names it and says how to install it: a test that compares
+/// with a reference never passes without having run it.
 enum ToolOutput {
-    static func run(_ tool: String, _ arguments: [String], input: String? = nil) throws -> String? {
-        guard FileManager.default.isExecutableFile(atPath: tool) else { return nil }
+    static func run(_ tool: String, _ arguments: [String], input: String? = nil) throws -> String {
+        guard FileManager.default.isExecutableFile(atPath: tool) else {
+            throw TestSupportError("\(tool) is missing: the test compares with it; run scripts/bootstrap "
+                + "(llvm-15 from Debian) or install the Swift toolchain at /opt/swift")
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments

@@ -41,12 +41,10 @@ public enum BuildProducts {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     }
 
-    /// `../shared/corpus` beside the checkout: real crash reports and MetricKit payloads.
-    public static var sharedCorpus: URL {
-        if let explicit = ProcessInfo.processInfo.environment["VIGIL_CORPUS_DIR"], !explicit.isEmpty {
-            return URL(fileURLWithPath: explicit, isDirectory: true)
-        }
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus", isDirectory: true)
+    /// `Tests/Fixtures/corpus`: real crash reports and MetricKit payloads from public projects,
+    /// committed with their licenses (their origin is in `Tests/Fixtures/SOURCES.md`).
+    public static var corpus: URL {
+        packageRoot.appendingPathComponent("Tests/Fixtures/corpus", isDirectory: true)
     }
 
     private static func executablePath() -> String {

@@ -103,9 +103,14 @@ public final class ServerApplication: Sendable {
     }
 
     /// Replaces the stored admin token with a new one and returns it (`vigil serve --reset-admin-token`).
+    ///
+    /// The secret that signs session cookies is replaced in the same transaction: a reset
+    /// usually follows a leak, and a session made with the leaked token must end with it.
+    /// Servers read both at start, so the change takes effect as each one (re)starts.
     public static func resetAdminToken(store: ServerStore) throws -> String {
         let token = SecretToken.generate(prefix: "va_")
-        try store.setSetting("admin_token_hash", SecretToken.hash(token))
+        try store.setSettings(["admin_token_hash": SecretToken.hash(token),
+                               "session_secret": SecretToken.generate(prefix: "")])
         return token
     }
 }
