@@ -226,6 +226,7 @@ public final class EventIngestor: Sendable {
         case .launch(let launch): return launch.ttidMs
         case .network(let network): return network.timings.total
         case .span(let span): return span.durationMs
+        case .session(let session): return session.durationMs
         case .crash, .resource, .log: return nil
         }
     }
@@ -240,6 +241,7 @@ public final class EventIngestor: Sendable {
         case .resource(let body): return try encoder.encode(body)
         case .span(let body): return try encoder.encode(body)
         case .log(let body): return try encoder.encode(body)
+        case .session(let body): return try encoder.encode(body)
         }
     }
 }

@@ -249,6 +249,7 @@ public struct EventAnalyzer {
             case .resource: return .resource(try JSONTapeDecoder.decode(ResourcePayload.self, from: tape))
             case .span: return .span(try JSONTapeDecoder.decode(SpanPayload.self, from: tape))
             case .log: return .log(try JSONTapeDecoder.decode(LogPayload.self, from: tape))
+            case .session: return .session(try JSONTapeDecoder.decode(SessionPayload.self, from: tape))
             }
         } catch {
             return nil
