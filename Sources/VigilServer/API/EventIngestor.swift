@@ -208,7 +208,14 @@ public final class EventIngestor: Sendable {
                            appID: event.app.id, appVersion: event.app.version, appBuild: event.app.build,
                            os: event.device.os, osVersion: event.device.osVersion, deviceModel: event.device.model,
                            page: page(of: event), sessionID: event.session.canonicalString, durationMs: duration(of: event),
-                           tagsJSON: tagsJSON, payloadJSON: payloadJSON, imagesJSON: imagesJSON, contextJSON: contextJSON)
+                           tagsJSON: tagsJSON, payloadJSON: payloadJSON, imagesJSON: imagesJSON, contextJSON: contextJSON,
+                           userKey: userKey(of: event))
+    }
+
+    /// Who the event counts as for distinct users: the app's (hashed) user id, else the install.
+    static func userKey(of event: Event) -> String? {
+        if let user = event.user, !user.isEmpty { return "u:" + user }
+        return event.install.map { "i:" + $0.canonicalString }
     }
 
     /// The page an event belongs to: its context's, or a frames window's own.
