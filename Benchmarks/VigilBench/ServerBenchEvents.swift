@@ -18,8 +18,9 @@ struct ServerBenchEvents {
     /// Byte offsets of each event's time (24 characters, `Timestamp.format`) in ``template``.
     let timeOffsets: [Int]
 
-    /// The mix, per 100 events: 40 network, 20 frames, 10 spans, 10 logs, 8 launches, 7 hangs,
-    /// 5 crashes — what an app's upload looks like, with stacks on hangs and crashes.
+    /// The mix, per 100 events: 40 network, 20 frames, 10 spans, 8 logs, 2 sessions, 8 launches,
+    /// 7 hangs, 5 crashes — what an app's upload looks like, with stacks on hangs and crashes;
+    /// every event carries its install id, as the SDK sends them.
     init(batchSize: Int, seed: UInt64) throws {
         var generator = SeededGenerator(seed: seed)
         let app = AppInfo(id: "com.example.shop", version: "3.2.0", build: "412")
@@ -33,13 +34,15 @@ struct ServerBenchEvents {
                      "ProductViewController", "ProfileViewController"]
         let templates = ["/users/:id/orders", "/products/:id", "/search", "/cart/:id/items", "/images/:id", "/recommendations"]
         let sessions = (0..<20).map { _ in UUID() }
+        let installs = (0..<20).map { _ in UUID() }
         let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded() / 1000 - 3600)
         var events: [Event] = []
         for index in 0..<batchSize {
             let slot = index % 100
             let time = start.addingTimeInterval(Double(index))
             let page = pages[Int.random(in: 0..<pages.count, using: &generator)]
-            let session = sessions[Int.random(in: 0..<sessions.count, using: &generator)]
+            let sessionIndex = Int.random(in: 0..<sessions.count, using: &generator)
+            let session = sessions[sessionIndex]
             let id = UUID(uuidString: String(format: "00000000-0000-4000-8000-%012X", index))!
             let stack = (0..<Int.random(in: 12...28, using: &generator)).map { depth -> Address in
                 depth < 3 ? Address(0x1_e000_1000 + UInt64(depth) * 0x40)
@@ -71,7 +74,15 @@ struct ServerBenchEvents {
                                             name: ["ble.connect", "db.query", "image.decode"][slot % 3], kind: .client,
                                             start: time, end: time.addingTimeInterval(0.12), status: .ok,
                                             attributes: ["peer.id": "T-100", "mtu": 247]))
-            case 70..<80:
+            case 78..<80:
+                let outcomes = SessionOutcome.allCases
+                let duration = Double.random(in: 30_000...900_000, using: &generator)
+                let outcome = outcomes[Int.random(in: 0..<outcomes.count, using: &generator)]
+                payload = .session(SessionPayload(start: time, end: time.addingTimeInterval(duration / 1000), durationMs: duration,
+                                                  foregroundMs: duration * 0.7, outcome: outcome,
+                                                  reasons: ["no crash report, no clean exit and no app or OS update; last seen in the foreground"],
+                                                  lastAppState: "foreground"))
+            case 70..<78:
                 payload = .log(LogPayload(level: .warn, message: "payment retried after a timeout", attributes: ["attempt": 2]))
             case 80..<88:
                 payload = .launch(LaunchPayload(kind: slot % 4 == 0 ? .warm : .cold, processStart: time.addingTimeInterval(-2),
@@ -95,7 +106,7 @@ struct ServerBenchEvents {
             }
             events.append(Event(id: id, time: time, session: session, app: app, device: device,
                                 context: EventContext(page: page, appState: "foreground", network: "wifi"),
-                                tags: ["experiment": "b"], images: images, payload: payload))
+                                tags: ["experiment": "b"], images: images, install: installs[sessionIndex], payload: payload))
         }
         template = try EventJSON.makeEncoder().encode(events)
         let bytes = [UInt8](template)

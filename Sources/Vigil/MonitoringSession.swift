@@ -23,6 +23,7 @@ final class MonitoringSession: @unchecked Sendable {
     private let facts: any ProcessFactsSource
     private let network: any NetworkPathSource
     private let markerFile: HangMarkerFile
+    private let sessionFile: SessionMarkerFile
     private let observer: RunLoopActivityObserver?
     private let frameRing: TimestampRing?
     private let frameSource: (any FrameTimingSource)?
@@ -38,6 +39,11 @@ final class MonitoringSession: @unchecked Sendable {
     private var launchReported = false
     private var resource: ResourceWatch
     private var page: String?
+    private var install: UUID?
+    private var user: String?
+    private var tracker: SessionTracker?
+    private var nextSessionWrite: MonotonicInstant
+    private let sessionWriteIntervalMs: Double
     private var appState: AppState = .foreground
     private var nextResourceDue: MonotonicInstant
     private var lastResourceEvent: MonotonicInstant?
@@ -64,6 +70,9 @@ final class MonitoringSession: @unchecked Sendable {
         self.images = PlatformAdapters.imageSource()
         self.facts = PlatformAdapters.processFacts()
         self.markerFile = HangMarkerFile(directory: setup.dataDirectory)
+        self.sessionFile = SessionMarkerFile(dataDirectory: setup.dataDirectory)
+        let interval = setup.sessionMarkerIntervalSeconds
+        sessionWriteIntervalMs = (interval.isFinite ? min(300, max(0.2, interval)) : 5) * 1000
         self.page = setup.initialPage
         let network = PlatformAdapters.networkPath(queue: queue)
         self.network = network
@@ -72,6 +81,7 @@ final class MonitoringSession: @unchecked Sendable {
         resource = ResourceWatch(configuration: configuration.resource)
         let now = clock.monotonicNow()
         nextResourceDue = now
+        nextSessionWrite = now.advanced(byMilliseconds: sessionWriteIntervalMs)
         observer = configuration.isEnabled(.hang) ? RunLoopActivityObserver(clock: clock) : nil
         if configuration.isEnabled(.frames) || configuration.isEnabled(.launch) || configuration.isEnabled(.hang) {
             let source = setup.frameSource ?? PlatformAdapters.defaultFrameSource()
@@ -90,10 +100,15 @@ final class MonitoringSession: @unchecked Sendable {
     /// Installs the adapters. Call on the main thread (the sampler must be created there; from
     /// another thread it is created on the main queue's next turn).
     func start(at startInstant: MonotonicInstant) {
-        // File reads (the leftover marker, /proc for the process start) happen on the queue,
-        // not on the caller's (main) thread; marks the app sends later queue up behind this.
+        // The session marker is written here, on the caller's thread (two small file writes),
+        // so that a crash in the first moments still finds its session; other file reads (the
+        // leftover markers, /proc for the process start) happen on the queue, not on the
+        // caller's (main) thread; marks the app sends later queue up behind this.
+        beginSession(at: startInstant)
         queue.async { [self] in
+            let hangSession = markerFile.leftover()?.session
             reportLeftoverMarker()
+            reportLeftoverSessions(diedInHang: hangSession)
             if configuration.isEnabled(.launch), let processStart = facts.processStartTime() {
                 var timeline = LaunchTimeline(processStart: processStart, facts: setup.launchFacts,
                                               configuration: configuration.launch, clock: clock)
@@ -156,6 +171,7 @@ final class MonitoringSession: @unchecked Sendable {
                 for payload in frames.flush(at: now, final: true) { emitFrames(payload) }
             }
             reportLaunchIfDue(at: now, final: true)
+            endSessionCleanly(at: now)
             stopped = true
         }
     }
@@ -176,6 +192,10 @@ final class MonitoringSession: @unchecked Sendable {
     func setAppState(_ state: AppState, at instant: MonotonicInstant) {
         queue.async {
             self.appState = state
+            if self.tracker != nil {
+                self.tracker!.appStateChanged(state, at: instant)
+                self.writeSessionMarker(at: instant)
+            }
             self.handle(self.hang.appStateChanged(state, at: instant), at: instant)
             self.frames.appStateChanged(state, at: instant)
         }
@@ -255,7 +275,8 @@ final class MonitoringSession: @unchecked Sendable {
             next = min(next, nextResourceDue)
         }
         reportLaunchIfDue(at: now, final: false)
-        return next
+        if now >= nextSessionWrite { writeSessionMarker(at: now) }
+        return min(next, nextSessionWrite)
     }
 
     private func drainActivities() {
@@ -357,10 +378,90 @@ final class MonitoringSession: @unchecked Sendable {
         let payload = record.marker.fatalPayload()
         var event = Event(time: payload.start, session: record.session, app: setup.app, device: setup.device,
                           context: record.context, tags: setup.tags,
-                          images: record.images.isEmpty ? nil : record.images, payload: .hang(payload))
+                          images: record.images.isEmpty ? nil : record.images, install: install, user: user,
+                          payload: .hang(payload))
         deliver(&event)
         markerFile.remove()
     }
+
+    // MARK: - Sessions and installs
+
+    /// Loads the install id, hashes the user id, and starts this session's marker (its lock
+    /// first, so another process sharing the directory never takes it for a dead one). Runs in
+    /// ``start(at:)`` before anything is queued, so the queue sees what it sets.
+    private func beginSession(at instant: MonotonicInstant) {
+        install = InstallIdentity(dataDirectory: setup.dataDirectory).current()
+        if let given = setup.userID, !given.isEmpty {
+            user = setup.sendsRawUserID ? given : SHA256Digest.hex(given)
+        }
+        tracker = SessionTracker(session: session, install: install, user: user, app: setup.app, device: setup.device,
+                                 tags: setup.tags, at: instant, wallStart: clock.wallTime(of: instant), state: appState)
+        sessionFile.claim(session)
+        writeSessionMarker(at: instant)
+    }
+
+    private func writeSessionMarker(at instant: MonotonicInstant) {
+        guard !stopped, tracker != nil else { return }
+        nextSessionWrite = instant.advanced(byMilliseconds: sessionWriteIntervalMs)
+        sessionFile.write(tracker!.update(at: instant))
+    }
+
+    /// A clean stop: the `exited` session is reported now, then its marker goes.
+    private func endSessionCleanly(at instant: MonotonicInstant) {
+        guard tracker != nil else { return }
+        let ended = tracker!.endCleanly(at: instant)
+        sessionFile.write(ended.marker)
+        var event = ended.marker.event(ended.payload)
+        deliver(&event)
+        sessionFile.release()
+        tracker = nil
+    }
+
+    /// The sessions earlier processes left unfinished become their `session` events, decided
+    /// from the crash reports recovered just before (same queue), the hang marker and what
+    /// runs now. A session whose crash report could not be stored yet waits for a later launch.
+    private func reportLeftoverSessions(diedInHang hangSession: UUID?) {
+        var crashed = Set<UUID>()
+        var pending = Set<UUID>()
+        for outcome in CrashCapture.shared.outcomes {
+            switch outcome {
+            case .recovered(_, _, let session): crashed.insert(session)
+            case .deferred(let file), .skippedLive(let file):
+                if let session = UUID(uuidString: String(file.prefix(36))) { pending.insert(session) }
+            case .cleanRun, .discarded: break
+            }
+        }
+        let decidedAt = clock.wallNow()
+        for leftover in sessionFile.leftovers() {
+            let marker = leftover.marker
+            if pending.contains(marker.session) {
+                sessionFile.keep(leftover)
+                continue
+            }
+            let evidence = SessionEvidence(crashReported: crashed.contains(marker.session),
+                                           diedInHang: hangSession == marker.session,
+                                           currentApp: setup.app, currentOSVersion: setup.device.osVersion)
+            var event = marker.event(SessionOutcomeDecider.decide(marker, evidence: evidence, decidedAt: decidedAt))
+            deliver(&event)
+            sessionFile.consume(leftover)
+        }
+    }
+
+    /// Replaces the install id (the app's reset); later events carry the new one.
+    func resetInstall() -> UUID? {
+        queue.sync {
+            guard let id = InstallIdentity(dataDirectory: setup.dataDirectory).reset() else { return nil }
+            install = id
+            if tracker != nil {
+                tracker!.setInstall(id)
+                writeSessionMarker(at: clock.monotonicNow())
+            }
+            return id
+        }
+    }
+
+    /// The install id events carry now.
+    var installID: UUID? { queue.sync { install } }
 
     private func emitFrames(_ payload: FramesPayload) {
         let addresses = (payload.stack ?? []) + (payload.frozenFrames ?? []).flatMap { $0.stack ?? [] }
@@ -419,7 +520,8 @@ final class MonitoringSession: @unchecked Sendable {
     private func emit(_ payload: EventPayload, time: Date, stackAddresses: [Address], page: String?? = nil) {
         let used = stackAddresses.isEmpty ? nil : images.images(containing: stackAddresses)
         var event = Event(time: time, session: session, app: setup.app, device: setup.device,
-                          context: context(page: page), tags: setup.tags, images: used, payload: payload)
+                          context: context(page: page), tags: setup.tags, images: used, install: install, user: user,
+                          payload: payload)
         deliver(&event)
     }
 

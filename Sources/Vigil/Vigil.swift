@@ -103,6 +103,22 @@ public enum Vigil {
     /// The id of this run's session, as events carry it; nil when not running.
     public static var sessionID: UUID? { SessionSlot.shared.current?.session }
 
+    // MARK: - Install and user
+
+    /// The install id events carry (a random UUID kept in the data directory); nil when not
+    /// running. Blocks briefly on the SDK's queue.
+    public static var installID: UUID? { SessionSlot.shared.current?.installID }
+
+    /// Replaces the install id with a new random one, e.g. when the user asks to be forgotten;
+    /// later events (and sessions) carry the new id. Without a running SDK it resets the id in
+    /// `dataDirectory` (default: ``VigilSetup/defaultDataDirectory``). Returns the new id, nil
+    /// when the disk refused. One small file write; blocks the caller until done.
+    @discardableResult
+    public static func resetInstallID(dataDirectory: URL? = nil) -> UUID? {
+        if let session = SessionSlot.shared.current, dataDirectory == nil { return session.resetInstall() }
+        return InstallIdentity(dataDirectory: dataDirectory ?? VigilSetup.defaultDataDirectory).reset()
+    }
+
     // MARK: - Launch marks
 
     /// The app finished launching (the end of `application(_:didFinishLaunchingWithOptions:)`).

@@ -65,6 +65,17 @@ public struct VigilSetup: Sendable {
     /// violations), CPU and disk-write exceptions, launch diagnostics (``MetricKitEventConverter``).
     /// Default true; ignored where MetricKit does not exist (Linux, tvOS, watchOS).
     public var metricKitDiagnostics = true
+    /// The app's own id for its user (an account id, say), put on every event as `user`. By
+    /// default it leaves the device only as its SHA-256 (64 hex digits), enough to count
+    /// distinct users; set ``sendsRawUserID`` to send it as given. Default nil: no user id
+    /// (distinct users are then counted by install id).
+    public var userID: String? = nil
+    /// Sends ``userID`` as given instead of hashed. Default false.
+    public var sendsRawUserID = false
+    /// How often the running session's marker (its duration, foreground time and app state) is
+    /// rewritten, in seconds; a session that vanishes loses at most this much of its time.
+    /// Default 5 s; clamped to 0.2 … 300 s.
+    public var sessionMarkerIntervalSeconds: Double = 5
 
     /// A setup for `app` with every default.
     public init(app: AppInfo, device: DeviceInfo = .current, monitoring: VigilConfiguration = VigilConfiguration(),

@@ -31,6 +31,8 @@ public enum EventJSONWriter {
         out.key("type"); out.string(event.type.rawValue)
         out.key("time"); out.date(event.time)
         out.key("session"); out.uuid(event.session)
+        out.optional("install", event.install) { $0.uuid($1) }
+        out.optional("user", event.user) { $0.string($1) }
         out.key("app"); out.open()
         out.key("id"); out.string(event.app.id)
         out.key("version"); out.string(event.app.version)
@@ -75,6 +77,7 @@ public enum EventJSONWriter {
         case .resource(let resource): writeResource(resource, &out)
         case .span(let span): writeSpan(span, &out)
         case .log(let log): writeLog(log, &out)
+        case .session(let session): writeSession(session, &out)
         }
         out.close()
         buffer = out.buffer
@@ -247,6 +250,19 @@ public enum EventJSONWriter {
         out.key("status"); out.string(span.status.rawValue)
         out.optional("statusMessage", span.statusMessage) { $0.string($1) }
         out.key("attributes"); out.attributes(span.attributes)
+        out.close()
+    }
+
+    private static func writeSession(_ session: SessionPayload, _ out: inout JSONOutput) {
+        out.open()
+        out.key("start"); out.date(session.start)
+        out.key("end"); out.date(session.end)
+        out.key("durationMs"); out.double(session.durationMs)
+        out.key("foregroundMs"); out.double(session.foregroundMs)
+        out.key("outcome"); out.string(session.outcome.rawValue)
+        out.key("reasons")
+        out.array(session.reasons) { out, reason in out.string(reason) }
+        out.optional("lastAppState", session.lastAppState) { $0.string($1) }
         out.close()
     }
 

@@ -9,9 +9,9 @@ public enum EventPriority: UInt8, Sendable, Hashable, Comparable, CaseIterable, 
     case low = 0
     /// Frames, network, resource and span events; error logs.
     case normal = 1
-    /// Hangs and launches.
+    /// Hangs, launches and healthy sessions.
     case high = 2
-    /// Crashes and fatal hangs: written with `fsync` before `enqueue` returns, dropped last.
+    /// Crashes, fatal hangs and sessions that ended badly: written with `fsync` before `enqueue` returns, dropped last.
     case critical = 3
 
     /// The priority the store gives `event`.
@@ -20,6 +20,7 @@ public enum EventPriority: UInt8, Sendable, Hashable, Comparable, CaseIterable, 
         case .crash: self = .critical
         case .hang(let hang): self = hang.kind == .fatal ? .critical : .high
         case .launch: self = .high
+        case .session(let session): self = session.outcome == .exited || session.outcome == .backgroundKilled ? .high : .critical
         case .frames, .network, .resource, .span: self = .normal
         case .log(let log): self = (log.level == .error || log.level == .fatal) ? .normal : .low
         }

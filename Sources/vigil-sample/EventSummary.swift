@@ -32,6 +32,9 @@ enum EventSummary {
                 + (crash.faultAddress.map { " at \($0.hex)" } ?? "")
                 + ", \(crash.threads.count) threads, crashed thread \(crashed?.name ?? "-") \(crashed?.frames.count ?? 0) frames"
                 + (crash.exception?.reason.map { ", \"\($0)\"" } ?? "") + (crash.fatalHang ? ", during a hang" : "")
+        case .session(let session):
+            return "session: \(session.outcome.rawValue) after \(String(format: "%.1f", session.durationMs / 1000)) s, "
+                + "\(String(format: "%.1f", session.foregroundMs / 1000)) s in the foreground (\(session.reasons.first ?? "-"))"
         default:
             return "\(event.type.rawValue)"
         }

@@ -18,7 +18,8 @@ import VigilRuntime
 /// the next run with it sends the rest.
 final class SampleHarness: @unchecked Sendable {
     /// Options every scenario accepts.
-    static let commonValued: Set<String> = ["out", "data-dir", "server", "key", "upload-delay-ms", "upload-timeout"]
+    static let commonValued: Set<String> = ["out", "data-dir", "server", "key", "upload-delay-ms", "upload-timeout",
+                                            "app-version", "app-build", "user"]
 
     /// The common options, for each scenario's usage text.
     static let commonUsage = """
@@ -30,6 +31,9 @@ final class SampleHarness: @unchecked Sendable {
           --upload-delay-ms MS   wait after start before the first upload (default: the SDK's, 5000)
           --upload-timeout S     at the end, wait at most S seconds for the server to acknowledge
                                  every stored event (default 30); exit status 3 if some were left
+          --app-version V        the release the events belong to (default: Vigil's version)
+          --app-build B          its build (default 1)
+          --user ID              the app's user id (sent hashed)
         """
 
     /// Where events go besides the SDK's own store: `--server` and its options.
@@ -63,6 +67,10 @@ final class SampleHarness: @unchecked Sendable {
     let dataDirectory: URL
     /// The server to upload to, when `--server` was given.
     let upload: Upload?
+    /// The release the events belong to (`--app-version`, `--app-build`).
+    let app: AppInfo
+    /// The app's user id (`--user`).
+    let user: String?
     private let removeDataDirectory: Bool
     /// Set by the finish of ``runMainLoop(_:)`` (any thread) before the loop stops.
     private var drain: VigilUploadDrain?
@@ -89,6 +97,11 @@ final class SampleHarness: @unchecked Sendable {
             removeDataDirectory = true
         }
         upload = try Self.upload(arguments)
+        let version = arguments.value("app-version") ?? VigilVersion.string
+        let build = arguments.value("app-build") ?? "1"
+        guard !version.isEmpty, !build.isEmpty else { throw UsageError("--app-version and --app-build must not be empty") }
+        app = AppInfo(id: "dev.vigil.sample", version: version, build: build)
+        user = arguments.value("user")
     }
 
     /// Reads `words` of a scenario that takes only the common options.
@@ -129,13 +142,13 @@ final class SampleHarness: @unchecked Sendable {
     /// events to the SDK's file in the data directory and to `--out`; with `--server`, the
     /// SDK's own store and uploader (and a copy to `--out`).
     func setup(monitoring: VigilConfiguration, frameSource: (any FrameTimingSource)? = nil) throws -> VigilSetup {
-        let app = AppInfo(id: "dev.vigil.sample", version: VigilVersion.string, build: "1")
         let tags = ["scenario": CommandLine.arguments.dropFirst().first ?? ""]
         if let upload {
             var setup = VigilSetup(app: app, monitoring: monitoring, serverURL: upload.server, ingestKey: upload.key,
                                    dataDirectory: dataDirectory, tags: tags, frameSource: frameSource)
             setup.uploadDelaySeconds = upload.delaySeconds
             setup.eventObserver = recorder
+            setup.userID = user
             return setup
         }
         let sdkFile: JSONLinesFileSink
@@ -144,8 +157,10 @@ final class SampleHarness: @unchecked Sendable {
         } catch {
             throw UsageError("--data-dir: \(error)")
         }
-        return VigilSetup(app: app, monitoring: monitoring, sink: EventSinkGroup([sdkFile, recorder]),
-                          dataDirectory: dataDirectory, tags: tags, frameSource: frameSource)
+        var setup = VigilSetup(app: app, monitoring: monitoring, sink: EventSinkGroup([sdkFile, recorder]),
+                               dataDirectory: dataDirectory, tags: tags, frameSource: frameSource)
+        setup.userID = user
+        return setup
     }
 
     /// Runs the main run loop until `scenario` calls its `finish` argument, then stops Vigil

@@ -11,6 +11,7 @@ let commands: [any Command.Type] = [
     StoreStressCommand.self,
     CrashCommand.self,
     NetworkCommand.self,
+    SessionCommand.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil-sample", commands: commands))

@@ -15,6 +15,12 @@ struct DemoScenario: Sendable {
     /// The signal the run is meant to die of (the crash), nil for a run that exits normally.
     var dies: Int32? = nil
 
+    /// The two releases of the demo app: the first has the hang and the crash, the second is
+    /// healthier (its own install, clean sessions and one short hang), so that the Releases page
+    /// has two to compare.
+    static let firstRelease = ["--app-version", "1.0.0", "--app-build", "100"]
+    static let secondRelease = ["--app-version", "1.1.0", "--app-build", "110"]
+
     /// The scenarios in order. `quick` shortens the hang (tests); `api` is the demo backend's
     /// base URL under another name of this machine than the upload's, so the SDK records it.
     static func all(quick: Bool, api: String) -> [DemoScenario] {
@@ -37,6 +43,18 @@ struct DemoScenario: Sendable {
             DemoScenario(title: "a write through a null pointer: the process dies before it can upload",
                          arguments: ["crash", "--kind", "segv"], dataName: "app", dies: SIGSEGV),
             DemoScenario(title: "the relaunch: recovers the crash report and uploads it", arguments: ["report"], dataName: "app"),
+        ]
+        list = list.map { scenario in
+            var scenario = scenario
+            scenario.arguments += firstRelease
+            return scenario
+        }
+        list += [
+            DemoScenario(title: "release 1.1.0: a clean session, 1.5 s in the foreground and 0.5 s in the background",
+                         arguments: ["session", "--foreground-seconds", "1.5", "--background-seconds", "0.5"] + secondRelease,
+                         dataName: "release-1.1"),
+            DemoScenario(title: "release 1.1.0: a 400 ms block with a 250 ms threshold",
+                         arguments: ["hang", "--block-ms", "400", "--threshold-ms", "250"] + secondRelease, dataName: "release-1.1"),
         ]
         return list
     }

@@ -83,7 +83,32 @@ struct DemoSummary {
             lines.append(String(format: "  most hang time: page %@, %.1f s in %lld hang(s)", worst.page, worst.totalMs / 1000,
                                 worst.hangs))
         }
+        struct Releases: Decodable {
+            struct Release: Decodable { var total: Figures }
+            struct Figures: Decodable {
+                var version: String
+                var build: String
+                var sessions: Int64
+                var users: Int64
+                var outcomes: [String: Int64]
+                var crashFreeUsersPercent: Double?
+                var crashFreeSessionsPercent: Double?
+                var hangRateSecondsPerHour: Double?
+            }
+            var releases: [Release]
+        }
+        for release in try client.get("api/v1/releases", as: Releases.self).releases.map(\.total) {
+            let outcomes = release.outcomes.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+            lines.append("  release \(release.version) (\(release.build)): \(release.sessions) session(s) (\(outcomes.joined(separator: ", "))), "
+                + "\(release.users) user(s), crash-free users \(Self.percent(release.crashFreeUsersPercent)), "
+                + "crash-free sessions \(Self.percent(release.crashFreeSessionsPercent)), "
+                + "hang rate \(release.hangRateSecondsPerHour.map { String(format: "%.1f s/h", $0) } ?? "–")")
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func percent(_ value: Double?) -> String {
+        value.map { String(format: "%.1f %%", $0) } ?? "–"
     }
 
     private static func ms(_ value: Double?) -> String {

@@ -53,7 +53,10 @@ final class CrashScenario {
     /// What the next launch recovered.
     struct Recovery {
         var outcome: ChildProcess.Outcome
+        /// What was recovered: every event but the `session` events (see ``sessions``).
         var events: [Event]
+        /// The `session` events: the crashed run's (decided at this launch) and this run's own.
+        var sessions: [Event]
         /// The `crash-recovery:` line's counters (`recovered`, `cleanRuns`, `discarded`…).
         var counters: [String: Any]
 
@@ -74,13 +77,14 @@ final class CrashScenario {
                                            ["report", "--out", out.path, "--data-dir", dataDirectory.path],
                                            environment: Self.quietEnvironment, timeout: 60)
         let data = (try? Data(contentsOf: out)) ?? Data()
-        let events = try EventJSON.decodeBatch(data).map { try $0.get() }
+        let all = try EventJSON.decodeBatch(data).map { try $0.get() }
         var counters: [String: Any] = [:]
         if let line = outcome.standardOutput.split(separator: "\n").first(where: { $0.hasPrefix("crash-recovery: ") }),
            let object = try? JSONSerialization.jsonObject(with: Data(line.dropFirst("crash-recovery: ".count).utf8)) as? [String: Any] {
             counters = object
         }
-        return Recovery(outcome: outcome, events: events, counters: counters)
+        return Recovery(outcome: outcome, events: all.filter { $0.type != .session },
+                        sessions: all.filter { $0.type == .session }, counters: counters)
     }
 
     /// The raw report files in the crash directory.

@@ -76,8 +76,20 @@ struct BrowserTests {
         #expect(output.contains("[crash] SIGSEGV in crashBySegmentationFault"), "\(output)")
         #expect(output.contains("/demo/api/checkout/:id: 6 requests, 2 failed"), "\(output)")
 
+        // Two releases: 1.0.0 with the hang and the crash, a healthier 1.1.0.
+        #expect(output.contains("release 1.1.0 (110): 2 session(s) (2 exited)"), "\(output)")
+        #expect(output.contains("release 1.0.0 (100): "), "\(output)")
+
         let client = HTTPTestClient(port: port)
         let admin = ["Authorization": "Bearer \(TestServer.adminToken)"]
+        let releases = (try client.get("/api/v1/releases?project=demo", headers: admin).json["releases"] as? [[String: Any]] ?? [])
+            .compactMap { $0["total"] as? [String: Any] }
+        #expect(releases.compactMap { $0["version"] as? String } == ["1.1.0", "1.0.0"], "\(releases)")
+        if releases.count == 2 {
+            #expect((releases[1]["outcomes"] as? [String: Any])?["crashed"] as? Int == 1, "the crash's session: \(releases[1])")
+            #expect(releases[0]["crashFreeUsersPercent"] as? Double == 100)
+            #expect((releases[0]["hangRateSecondsPerHour"] as? Double ?? 0) > 0, "1.1.0's 400 ms hang in its foreground time")
+        }
         let hangs = try client.get("/api/v1/issues?kind=hang&project=demo", headers: admin)
         let hangID = try #require((hangs.json["issues"] as? [[String: Any]])?.first?["id"] as? Int)
         let crashes = try client.get("/api/v1/issues?kind=crash&project=demo", headers: admin)
@@ -96,8 +108,8 @@ struct BrowserTests {
         #expect(login.dom.contains("<h1>Issues</h1>"), "the login link did not lead to the issues page")
         #expect(login.dom.contains("blockMainThreadForDemo"))
         #expect(login.dom.contains("crashBySegmentationFault"))
-        for path in ["/", "/issues", "/issues/\(hangID)", "/issues/\(crashID)", "/hangs", "/network", "/launch", "/frames",
-                     "/compare", "/symbols"] {
+        for path in ["/", "/releases", "/issues", "/issues/\(hangID)", "/issues/\(crashID)", "/hangs", "/network", "/launch",
+                     "/frames", "/compare", "/symbols"] {
             let (dom, problems) = try Self.load(base + path, profile: profile.url)
             #expect(problems.isEmpty, "\(path): \(problems)")
             #expect(dom.contains("</main>"), "\(path) did not render")
@@ -110,6 +122,14 @@ struct BrowserTests {
             case "/issues/\(crashID)":
                 #expect(dom.contains("<tr class=\"inapp\"><td class=\"num\">0</td><td class=\"fn\">crashBySegmentationFault"), "\(dom.prefix(4000))")
                 #expect(dom.contains("CrashKinds.swift"))
+            case "/":
+                #expect(dom.contains("Latest release: 1.1.0 (110)"), "\(dom.prefix(4000))")
+                #expect(dom.contains("crash-free users"))
+            case "/releases":
+                #expect(dom.contains("<td>1.1.0 (110)</td>") && dom.contains("<td>1.0.0 (100)</td>"), "\(dom.prefix(6000))")
+                #expect(dom.contains("1.1.0 (110) against 1.0.0 (100)"))
+                #expect(dom.contains("class=\"badge better\""), "the crash-free change is highlighted")
+                #expect(dom.contains("<svg"), "the trends are drawn")
             case "/network":
                 #expect(dom.contains(">GET \(api)/products/:id</a>"), "\(dom.prefix(4000))")
                 #expect(dom.contains(">POST \(api)/checkout/:id</a>"))

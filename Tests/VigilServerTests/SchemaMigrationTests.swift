@@ -40,6 +40,7 @@ extension BothStores {
             try old.database.write { connection in
                 try connection.execute("DROP INDEX apm_event_issue")
                 try connection.execute("CREATE INDEX apm_event_issue ON apm_event (issue_id, occurred_at)")
+                try Self.undoVersionFive(connection)
                 try connection.execute("DROP TABLE event_counts")
                 try connection.execute("DELETE FROM vigil_schema WHERE version > 1")
             }
@@ -53,6 +54,13 @@ extension BothStores {
             #expect(try Self.issueIndexDefinition(store).uppercased().contains("IS NOT NULL"))
             let issue = try #require(try store.issues(projectID: project.id).first)
             #expect(try store.issueEvents(projectID: project.id, issueID: issue.id).count == Int(issue.events))
+        }
+
+        /// Takes back what version 5 added (release health), so that an older database is
+        /// modelled; migrating again must add it back with the rows kept.
+        static func undoVersionFive(_ connection: any DatabaseConnection) throws {
+            try connection.execute("DROP TABLE rollup_sketches")
+            try connection.execute("ALTER TABLE apm_event DROP COLUMN user_key")
         }
 
         /// Text columns of the server's tables on PostgreSQL whose collation is not `"C"`.
@@ -83,6 +91,7 @@ extension BothStores {
                     try connection.execute("ALTER TABLE issues ALTER COLUMN fingerprint TYPE text COLLATE \"default\"")
                     try connection.execute("ALTER TABLE apm_event ALTER COLUMN payload_json SET COMPRESSION pglz")
                 }
+                try Self.undoVersionFive(connection)
                 try connection.execute("DROP TABLE event_counts")
                 try connection.execute("DELETE FROM vigil_schema WHERE version > 2")
             }
@@ -121,6 +130,7 @@ extension BothStores {
             let directory = try TemporaryDirectory(prefix: "migration")
             let (location, old, project, events) = try Self.storeWithHangs(kind, in: directory)
             try old.database.write { connection in
+                try Self.undoVersionFive(connection)
                 try connection.execute("DROP TABLE event_counts")
                 try connection.execute("DELETE FROM vigil_schema WHERE version > 3")
             }

@@ -49,13 +49,18 @@ struct EventJSONWriterTests {
             .span(fullSpan),
             .log(LogPayload(level: .fatal, message: "line 1\nline 2\t\u{1}\u{2028} ünïcødé 🚀 \\ \" /",
                             attributes: ["attempt": 2, "ratio": 1e-7, "big": 1e300, "name": "x"])),
+            .session(SessionPayload(start: time, end: SampleEvents.time(plusMilliseconds: 90_000), durationMs: 90_000.5,
+                                    foregroundMs: 61_250.25, outcome: .backgroundKilled,
+                                    reasons: ["no crash report", "last seen in the \"background\""], lastAppState: "background")),
         ]
         return payloads.enumerated().map { index, payload in
             Event(id: UUID(uuidString: String(format: "8E1B2C3D-0000-4000-8000-%012X", index))!, time: time,
                   session: UUID(uuidString: "0F4B5C4E-7D33-4C4A-9B8E-2F7D4E1C0A01")!, app: SampleEvents.app,
                   device: SampleEvents.device, context: EventContext(page: "Checkout", appState: "foreground", network: "wifi"),
                   tags: ["experiment": "b", "quote\"d": "back\\slash"],
-                  images: [SampleEvents.mainImage, SampleEvents.systemImage], payload: payload)
+                  images: [SampleEvents.mainImage, SampleEvents.systemImage],
+                  install: UUID(uuidString: "6A1F0C2E-5B7D-4E8A-9C3B-1D2E3F405162")!,
+                  user: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", payload: payload)
         }
     }()
 
@@ -137,6 +142,8 @@ struct EventJSONWriterTests {
             case .span(let body):
                 #expect(keys == properties(body))
             case .log(let body):
+                #expect(keys == properties(body))
+            case .session(let body):
                 #expect(keys == properties(body))
             }
         }

@@ -76,6 +76,13 @@ public enum SampleEvents {
                                         status: .ok, attributes: ["peer.id": "T-100", "mtu": 247, "retries": 0]))
         case .log:
             payload = .log(LogPayload(level: .warn, message: "payment retried\nsecond attempt", attributes: ["attempt": 2]))
+        case .session:
+            let outcomes = SessionOutcome.allCases
+            let outcome = outcomes[index % outcomes.count]
+            payload = .session(SessionPayload(start: start, end: time(plusMilliseconds: Int64(index) * 1000 + 120_000),
+                                              durationMs: 120_000, foregroundMs: 90_000 + Double(index % 100),
+                                              outcome: outcome, reasons: outcome == .exited ? ["stopped cleanly"] : ["inferred at the next launch"],
+                                              lastAppState: outcome == .backgroundKilled ? "background" : "foreground"))
         }
         return Event(id: id, time: start, session: session, app: app, device: device,
                      context: EventContext(page: page, appState: "foreground", network: "wifi"),

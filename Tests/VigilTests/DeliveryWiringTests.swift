@@ -191,7 +191,9 @@ struct DeliveryWiringTests {
         #expect(Vigil.start(setup))
         let second = try #require(Vigil.stop(uploadingFor: 20))
         #expect(second.isComplete)
-        #expect(log.eventIDs.count == drain.eventsLeft)
+        // What the first run left, plus the sessions: the first run's clean end (stored with the
+        // rest) and the second run's own.
+        #expect(log.eventIDs.count == drain.eventsLeft + 1)
     }
 
     @Test("stop(uploadingFor:) answers nil when events do not go to a server")
@@ -239,5 +241,34 @@ struct DeliveryWiringTests {
         #expect(fatal.count == 1)
         #expect(fatal.first?.0.session == dead)
         #expect(fatal.first?.1 == .critical)
+    }
+
+    @Test("resetInstallID gives later events and the session a new install id, kept in the data directory; without a running SDK it resets the directory's")
+    func resetInstallID() throws {
+        let directory = try TemporaryDirectory(prefix: "install")
+        let copies = CollectingSink()
+        var monitoring = VigilConfiguration()
+        monitoring.enabledModules = []
+        var setup = VigilSetup(app: AppInfo(id: "dev.vigil.install", version: "1", build: "1"), monitoring: monitoring,
+                               sink: copies, dataDirectory: directory.url)
+        setup.userID = "customer-42"
+        #expect(Vigil.start(setup))
+        let first = try #require(Vigil.installID)
+        let second = try #require(Vigil.resetInstallID())
+        #expect(second != first)
+        #expect(Vigil.installID == second)
+        Vigil.stop()
+        let stored = try String(contentsOf: directory.file("install-id"), encoding: .utf8)
+        #expect(UUID(uuidString: stored.trimmingCharacters(in: .whitespacesAndNewlines)) == second)
+        let session = try #require(copies.events.first { $0.type == .session })
+        #expect(session.install == second, "the session carries the id in force when it ended")
+        #expect(session.user == SHA256Digest.hex("customer-42"))
+
+        // Not running: the id in the given directory is replaced; the next start uses it.
+        let third = try #require(Vigil.resetInstallID(dataDirectory: directory.url))
+        #expect(third != second)
+        #expect(Vigil.start(setup))
+        #expect(Vigil.installID == third)
+        Vigil.stop()
     }
 }

@@ -13,7 +13,7 @@ import VigilRuntime
 struct CrashReportRecovery {
     /// One file's fate, for tests and `vigil-sample report`.
     enum Outcome: Sendable, Hashable {
-        case recovered(file: String, event: UUID)
+        case recovered(file: String, event: UUID, session: UUID)
         case cleanRun(file: String)
         case discarded(file: String, error: RawCrashReportError)
         case deferred(file: String)
@@ -98,7 +98,7 @@ struct CrashReportRecovery {
         }
         unlink(url.path)
         counters.recovered += 1
-        return .recovered(file: name, event: event.id)
+        return .recovered(file: name, event: event.id, session: metadata.session)
     }
 
     private func discard(_ url: URL, _ name: String, _ error: RawCrashReportError,

@@ -4,8 +4,9 @@
 public enum RemoteConfigModule: String, Codable, Sendable, CaseIterable {
     case hangs, frames, launch, network, crashes, resources, ble
 
-    /// The module whose detector produces events of `type`; `nil` for span and log events,
-    /// which many parts of the app produce and only sampling and the kill switch govern.
+    /// The module whose detector produces events of `type`; `nil` for span, log and session
+    /// events, which many parts of the app produce (or the SDK itself, once per run) and only
+    /// sampling and the kill switch govern.
     public init?(producing type: EventType) {
         switch type {
         case .hang: self = .hangs
@@ -14,7 +15,7 @@ public enum RemoteConfigModule: String, Codable, Sendable, CaseIterable {
         case .network: self = .network
         case .crash: self = .crashes
         case .resource: self = .resources
-        case .span, .log: return nil
+        case .span, .log, .session: return nil
         }
     }
 }

@@ -300,6 +300,7 @@ public enum OTLPEventMapping {
         case .resource(let body): data = try? encoder.encode(body)
         case .span(let body): data = try? encoder.encode(body)
         case .log(let body): data = try? encoder.encode(body)
+        case .session(let body): data = try? encoder.encode(body)
         }
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }

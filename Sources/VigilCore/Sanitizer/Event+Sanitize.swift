@@ -8,6 +8,7 @@ extension Event {
         pass.line(&context.page)
         pass.line(&context.appState)
         pass.line(&context.network)
+        pass.line(&user)
         pass.dictionary(&tags, maxCount: pass.limits.maxTags, maxKeyBytes: pass.limits.maxTagKeyBytes,
                         maxValueBytes: pass.limits.maxTagValueBytes)
         if var list = images {
@@ -24,6 +25,7 @@ extension Event {
         case .resource(var body): body.sanitize(&pass); payload = .resource(body)
         case .span(var body): body.sanitize(&pass); payload = .span(body)
         case .log(var body): body.sanitize(&pass); payload = .log(body)
+        case .session(var body): body.sanitize(&pass); payload = .session(body)
         }
     }
 }
@@ -168,5 +170,13 @@ extension LogPayload {
     mutating func sanitize(_ pass: inout SanitizerPass) {
         pass.text(&message)
         pass.attributes(&attributes)
+    }
+}
+
+extension SessionPayload {
+    mutating func sanitize(_ pass: inout SanitizerPass) {
+        pass.number(&durationMs); pass.number(&foregroundMs); pass.line(&lastAppState)
+        pass.bound(&reasons, to: pass.limits.maxItems)
+        for index in reasons.indices { pass.line(&reasons[index]) }
     }
 }

@@ -17,6 +17,12 @@ public struct Event: Sendable, Hashable, Identifiable {
     public var time: Date
     /// Id of the app run that produced the event.
     public var session: UUID
+    /// Id of the app's install on this device: a random UUID the SDK keeps in its data directory
+    /// (never derived from hardware; the app may reset it). Optional in schema 1.
+    public var install: UUID?
+    /// The app's user id, as the app gave it: by default a SHA-256 hex digest of it, so the raw
+    /// id never leaves the device. Optional in schema 1.
+    public var user: String?
     /// The app.
     public var app: AppInfo
     /// The device.
@@ -35,7 +41,7 @@ public struct Event: Sendable, Hashable, Identifiable {
 
     public init(id: UUID = UUID(), time: Date, session: UUID, app: AppInfo, device: DeviceInfo,
                 context: EventContext = EventContext(), tags: [String: String] = [:], images: [ImageInfo]? = nil,
-                payload: EventPayload) {
+                install: UUID? = nil, user: String? = nil, payload: EventPayload) {
         self.schema = Event.currentSchema
         self.id = id
         self.time = time
@@ -45,13 +51,15 @@ public struct Event: Sendable, Hashable, Identifiable {
         self.context = context
         self.tags = tags
         self.images = images
+        self.install = install
+        self.user = user
         self.payload = payload
     }
 }
 
 extension Event: Codable {
     enum CodingKeys: String, CodingKey {
-        case schema, id, type, time, session, app, device, context, tags, images, payload
+        case schema, id, type, time, session, install, user, app, device, context, tags, images, payload
     }
 
     public init(from decoder: any Decoder) throws {
@@ -71,6 +79,12 @@ extension Event: Codable {
         }
         time = try container.decode(Date.self, forKey: .time)
         session = try Event.decodeUUID(container, forKey: .session)
+        if container.contains(.install), try !container.decodeNil(forKey: .install) {
+            install = try Event.decodeUUID(container, forKey: .install)
+        } else {
+            install = nil
+        }
+        user = try container.decodeIfPresent(String.self, forKey: .user)
         app = try container.decode(AppInfo.self, forKey: .app)
         device = try container.decode(DeviceInfo.self, forKey: .device)
         context = try container.decodeIfPresent(EventContext.self, forKey: .context) ?? EventContext()
@@ -85,6 +99,7 @@ extension Event: Codable {
         case .resource: payload = .resource(try container.decode(ResourcePayload.self, forKey: .payload))
         case .span: payload = .span(try container.decode(SpanPayload.self, forKey: .payload))
         case .log: payload = .log(try container.decode(LogPayload.self, forKey: .payload))
+        case .session: payload = .session(try container.decode(SessionPayload.self, forKey: .payload))
         }
     }
 
@@ -117,6 +132,8 @@ extension Event: Codable {
         try container.encode(type, forKey: .type)
         try container.encode(time, forKey: .time)
         try container.encode(session, forKey: .session)
+        try container.encodeIfPresent(install, forKey: .install)
+        try container.encodeIfPresent(user, forKey: .user)
         try container.encode(app, forKey: .app)
         try container.encode(device, forKey: .device)
         try container.encode(context, forKey: .context)
@@ -131,6 +148,7 @@ extension Event: Codable {
         case .resource(let body): try container.encode(body, forKey: .payload)
         case .span(let body): try container.encode(body, forKey: .payload)
         case .log(let body): try container.encode(body, forKey: .payload)
+        case .session(let body): try container.encode(body, forKey: .payload)
         }
     }
 }

@@ -9,6 +9,7 @@ public enum EventPayload: Sendable, Hashable {
     case resource(ResourcePayload)
     case span(SpanPayload)
     case log(LogPayload)
+    case session(SessionPayload)
 
     /// The event type this payload belongs to.
     public var type: EventType {
@@ -21,6 +22,7 @@ public enum EventPayload: Sendable, Hashable {
         case .resource: return .resource
         case .span: return .span
         case .log: return .log
+        case .session: return .session
         }
     }
 }

@@ -190,7 +190,7 @@ struct EventFastReader {
     func event(_ node: Int) throws(Fallback) -> Event {
         var schema: Int?, id: UUID?, typeName: String?, time: Date?, session: UUID?
         var app: AppInfo?, device: DeviceInfo?, context = EventContext(), tags: [String: String] = [:]
-        var images: [ImageInfo]?, payloadNode: Int?
+        var images: [ImageInfo]?, payloadNode: Int?, install: UUID?, user: String?
         try members(node) { (name, value) throws(Fallback) in
             switch name {
             case "schema": schema = try integer(value)
@@ -198,6 +198,8 @@ struct EventFastReader {
             case "type": typeName = try string(value)
             case "time": time = try date(value)
             case "session": session = try uuid(value)
+            case "install": install = tape.nodes[value].kind == .null ? nil : try uuid(value)
+            case "user": user = try optionalString(value)
             case "app": app = try appInfo(value)
             case "device": device = try deviceInfo(value)
             case "context": if tape.nodes[value].kind != .null { context = try eventContext(value) }
@@ -210,7 +212,7 @@ struct EventFastReader {
         guard let schema, schema >= 1, let id, let typeName, let type = EventType(rawValue: typeName), let time, let session,
               let app, let device, let payloadNode else { throw Fallback() }
         var event = Event(id: id, time: time, session: session, app: app, device: device, context: context, tags: tags,
-                          images: images, payload: try payload(type, payloadNode))
+                          images: images, install: install, user: user, payload: try payload(type, payloadNode))
         event.schema = schema
         return event
     }
@@ -284,6 +286,7 @@ struct EventFastReader {
         case .resource: return .resource(try resource(node))
         case .span: return .span(try span(node))
         case .log: return .log(try log(node))
+        case .session: return .session(try session(node))
         }
     }
 
@@ -571,5 +574,25 @@ struct EventFastReader {
         }
         guard let level, let message else { throw Fallback() }
         return LogPayload(level: level, message: message, attributes: attributes)
+    }
+
+    func session(_ node: Int) throws(Fallback) -> SessionPayload {
+        var start: Date?, end: Date?, duration: Double?, foreground: Double?, outcome: SessionOutcome?
+        var reasons: [String]?, lastState: String?
+        try members(node) { (name, value) throws(Fallback) in
+            switch name {
+            case "start": start = try date(value)
+            case "end": end = try date(value)
+            case "durationMs": duration = try double(value)
+            case "foregroundMs": foreground = try double(value)
+            case "outcome": outcome = try enumeration(value, as: SessionOutcome.self)
+            case "reasons": reasons = try array(value) { (item) throws(Fallback) in try string(item) }
+            case "lastAppState": lastState = try optionalString(value)
+            default: break
+            }
+        }
+        guard let start, let end, let duration, let foreground, let outcome, let reasons else { throw Fallback() }
+        return SessionPayload(start: start, end: end, durationMs: duration, foregroundMs: foreground, outcome: outcome,
+                              reasons: reasons, lastAppState: lastState)
     }
 }

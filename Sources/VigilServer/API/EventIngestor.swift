@@ -208,7 +208,14 @@ public final class EventIngestor: Sendable {
                            appID: event.app.id, appVersion: event.app.version, appBuild: event.app.build,
                            os: event.device.os, osVersion: event.device.osVersion, deviceModel: event.device.model,
                            page: page(of: event), sessionID: event.session.canonicalString, durationMs: duration(of: event),
-                           tagsJSON: tagsJSON, payloadJSON: payloadJSON, imagesJSON: imagesJSON, contextJSON: contextJSON)
+                           tagsJSON: tagsJSON, payloadJSON: payloadJSON, imagesJSON: imagesJSON, contextJSON: contextJSON,
+                           userKey: userKey(of: event))
+    }
+
+    /// Who the event counts as for distinct users: the app's (hashed) user id, else the install.
+    static func userKey(of event: Event) -> String? {
+        if let user = event.user, !user.isEmpty { return "u:" + user }
+        return event.install.map { "i:" + $0.canonicalString }
     }
 
     /// The page an event belongs to: its context's, or a frames window's own.
@@ -226,6 +233,7 @@ public final class EventIngestor: Sendable {
         case .launch(let launch): return launch.ttidMs
         case .network(let network): return network.timings.total
         case .span(let span): return span.durationMs
+        case .session(let session): return session.durationMs
         case .crash, .resource, .log: return nil
         }
     }
@@ -240,6 +248,7 @@ public final class EventIngestor: Sendable {
         case .resource(let body): return try encoder.encode(body)
         case .span(let body): return try encoder.encode(body)
         case .log(let body): return try encoder.encode(body)
+        case .session(let body): return try encoder.encode(body)
         }
     }
 }

@@ -63,6 +63,11 @@ public struct EventValidator: Sendable {
             return ordered(span.start, span.end, "payload.end")
         case .log:
             return nil
+        case .session(let session):
+            if let problem = nonNegative(session.durationMs, "payload.durationMs") { return problem }
+            if let problem = nonNegative(session.foregroundMs, "payload.foregroundMs") { return problem }
+            if session.durationMs.isNaN || session.foregroundMs.isNaN { return "payload: durations must be numbers" }
+            return ordered(session.start, session.end, "payload.end")
         }
     }
 

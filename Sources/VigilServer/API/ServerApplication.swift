@@ -71,6 +71,7 @@ public final class ServerApplication: Sendable {
         APIRoutes.install(into: &router, context: context)
         OTLPRoutes.install(into: &router, context: context)
         NetworkRoutes.install(into: &router, context: context)
+        ReleaseRoutes.install(into: &router, context: context)
         DashboardRoutes.install(into: &router, context: context)
         for route in extraRoutes { router.add(route) }
         let metricsSink = metrics

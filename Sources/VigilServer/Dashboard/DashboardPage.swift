@@ -25,7 +25,7 @@ struct DashboardPage {
     }
 
     static let sections: [(path: String, title: String)] = [
-        ("/", "Overview"), ("/issues", "Issues"), ("/hangs", "Hangs"), ("/network", "Network"),
+        ("/", "Overview"), ("/releases", "Releases"), ("/issues", "Issues"), ("/hangs", "Hangs"), ("/network", "Network"),
         ("/launch", "Launch"), ("/frames", "Frames"), ("/compare", "Compare"), ("/symbols", "Symbols"),
     ]
 

@@ -27,6 +27,7 @@ enum DashboardRoutes {
         page("/launch", MetricPages.launch)
         page("/frames", MetricPages.frames)
         page("/compare", ComparePage.render)
+        page("/releases", ReleasesPage.render)
         page("/symbols", SymbolsPage.render)
 
         router.add("GET", "/login", name: "login") { request in

@@ -14,7 +14,23 @@ enum OverviewPage {
             html.text(label)
             html.raw("</div>")
         }
-        html.raw("</div><h2>Events by type</h2>")
+        html.raw("</div>")
+        // The latest release's health, when sessions are reported.
+        if let latest = try page.context.store.releaseHealth(projectID: page.project.id, sinceDay: ReleasesPage.sinceDay(page)).first?.total {
+            html.raw("<h2>Latest release: ")
+            html.text(latest.name)
+            html.raw("</h2><div class=\"cards\" id=\"latest-release\">")
+            for (label, value) in [("crash-free users", ReleasesPage.percent(latest.crashFreeUsersPercent)),
+                                   ("crash-free sessions", ReleasesPage.percent(latest.crashFreeSessionsPercent)),
+                                   ("hang rate (s per foreground hour)", ReleasesPage.number(latest.hangRateSecondsPerHour)),
+                                   ("sessions", String(latest.sessions))] {
+                html.raw("<div class=\"card\"><b>\(HTML.escape(value))</b>")
+                html.text(label)
+                html.raw("</div>")
+            }
+            html.raw("</div><p><a href=\"\(page.link("/releases"))\">All releases</a></p>")
+        }
+        html.raw("<h2>Events by type</h2>")
         html.raw(SVGChart.bars(overview.eventsByType.sorted { $0.value > $1.value }
             .map { SVGChart.Bar(label: $0.key, value: Double($0.value), caption: "\($0.value)") }, title: "Events by type"))
         let days = overview.eventsByDay.keys.sorted().suffix(30)

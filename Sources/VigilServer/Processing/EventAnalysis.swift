@@ -17,6 +17,8 @@ public struct EventAnalysis: Sendable {
     public var sums: [(key: RollupKey, sum: RollupSum)] = []
     /// Roll-up histogram observations to add: the row and the observed value.
     public var observations: [(key: RollupKey, value: Double)] = []
+    /// Distinct-count sketch registers to raise: the row, the register and its rank.
+    public var sketches: [(key: RollupKey, register: Int, rank: UInt8)] = []
 }
 
 /// One crash or hang as an issue sees it.
@@ -75,6 +77,9 @@ public struct PendingEvent: Sendable {
     public var state: Int
     /// The issue of an earlier processing, if any.
     public var issueID: Int64?
+    /// Who the event counts as for distinct users (``EventRecord/userKey``); nil counts the
+    /// session.
+    public var userKey: String? = nil
     /// The payload and images as ingest decoded them, for events handed from ingest to
     /// processing in memory: then ``payloadJSON`` and ``imagesJSON`` are not parsed again.
     public var decoded: DecodedContent? = nil
@@ -126,6 +131,8 @@ public struct EventAnalyzer {
         func observe(_ metric: String, _ dimension: String, _ value: Double) {
             analysis.observations.append((key(metric, dimension), value))
         }
+        // Release health: per release (the version in the key, the build as the dimension).
+        let release = event.appBuild
         let page = event.page ?? "(no page)"
         let contributes = !event.isReprocessing
         if contributes { add("events", event.type) }
@@ -138,6 +145,8 @@ public struct EventAnalyzer {
             if contributes {
                 add("hang", page, total: hang.durationMs)
                 observe("hang.duration", page, hang.durationMs)
+                // The hang rate counts hangs of 250 ms or more, as Xcode Organizer does.
+                if hang.durationMs >= ReleaseMetric.hangRateMinimumMs { add(ReleaseMetric.hangs, release, total: hang.durationMs) }
             }
             let stack = hang.hotStack ?? hang.stacks.first?.frames ?? []
             let seconds = FixedDecimal.format(hang.durationMs / 1000, digits: 1) + " s"
@@ -164,7 +173,10 @@ public struct EventAnalyzer {
         case .launch(let launch) where contributes:
             let kind = launch.kind.rawValue
             add("launch", kind, total: launch.ttidMs ?? 0)
-            if let ttid = launch.ttidMs { observe("launch.ttid", kind, ttid) }
+            if let ttid = launch.ttidMs {
+                observe("launch.ttid", kind, ttid)
+                if launch.kind == .cold { observe(ReleaseMetric.ttid, release, ttid) }
+            }
             if let ttfd = launch.ttfdMs { observe("launch.ttfd", kind, ttfd) }
         case .network(let network) where contributes:
             let dimension = "\(network.method) \(network.urlTemplate)"
@@ -185,6 +197,14 @@ public struct EventAnalyzer {
             add("resource.memory", page, total: Double(resource.memoryBytes))
         case .log(let log) where contributes:
             add("log", log.level.rawValue)
+        case .session(let session) where contributes:
+            add(ReleaseMetric.sessions, release, total: session.durationMs)
+            add(ReleaseMetric.foreground, release, total: session.foregroundMs)
+            add(ReleaseMetric.outcome(session.outcome), release)
+            let user = event.userKey ?? "s:" + event.sessionID
+            let (register, rank) = HyperLogLog.observation(of: user)
+            analysis.sketches.append((key(ReleaseMetric.users, release), register, rank))
+            if session.outcome.isCrash { analysis.sketches.append((key(ReleaseMetric.crashedUsers, release), register, rank)) }
         default:
             break
         }
@@ -249,6 +269,7 @@ public struct EventAnalyzer {
             case .resource: return .resource(try JSONTapeDecoder.decode(ResourcePayload.self, from: tape))
             case .span: return .span(try JSONTapeDecoder.decode(SpanPayload.self, from: tape))
             case .log: return .log(try JSONTapeDecoder.decode(LogPayload.self, from: tape))
+            case .session: return .session(try JSONTapeDecoder.decode(SessionPayload.self, from: tape))
             }
         } catch {
             return nil

@@ -124,7 +124,8 @@ public final class EventProcessor: Sendable {
                                         appBuild: record.appBuild, os: record.os, osVersion: record.osVersion,
                                         deviceModel: record.deviceModel, page: record.page, sessionID: record.sessionID,
                                         durationMs: record.durationMs, payloadJSON: record.payloadJSON,
-                                        imagesJSON: record.imagesJSON, state: 0, issueID: nil, decoded: content))
+                                        imagesJSON: record.imagesJSON, state: 0, issueID: nil, userKey: record.userKey,
+                                        decoded: content))
         }
         let analyses = analyze(pending, connection: nil)
         return ProcessedInsert(projectID: projectID, records: records, analyses: analyses, receivedAt: received)

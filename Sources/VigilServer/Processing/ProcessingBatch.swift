@@ -59,6 +59,8 @@ public struct ProcessingBatch: Sendable {
     public private(set) var sums: [RollupKey: RollupSum] = [:]
     /// Merged roll-up histograms.
     public private(set) var histograms: [RollupKey: LogHistogram] = [:]
+    /// Distinct-count sketch registers, each at the highest rank the batch gave it.
+    public private(set) var sketches: [SketchRegisterKey: UInt8] = [:]
     /// Images that lacked symbols, with the events that needed them.
     public private(set) var missingSymbols: [MissingKey: MissingSymbols] = [:]
     /// Issues whose counts must be recomputed (re-processed events left them or joined them).
@@ -77,6 +79,10 @@ public struct ProcessingBatch: Sendable {
             sums[key, default: RollupSum()].add(sum)
         }
         for (key, value) in analysis.observations { histograms[key, default: LogHistogram()].add(value) }
+        for (key, register, rank) in analysis.sketches {
+            let registerKey = SketchRegisterKey(row: key, register: register)
+            if rank > sketches[registerKey, default: 0] { sketches[registerKey] = rank }
+        }
         for image in analysis.missingImages {
             let key = MissingKey(projectID: event.projectID, debugID: DebugIDSpelling.normalize(image.id))
             missingSymbols[key, default: MissingSymbols(arch: image.arch, name: image.name)].events.insert(event.id)

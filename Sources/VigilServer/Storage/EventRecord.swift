@@ -34,11 +34,15 @@ public struct EventRecord: Sendable, Hashable {
     public var imagesJSON: String?
     /// `context` as a JSON object.
     public var contextJSON: String?
+    /// Who the event counts as for distinct users: its `user`, else its `install`, else nil
+    /// (then the session counts as the user).
+    public var userKey: String?
 
     /// Creates a record.
     public init(id: String, type: String, occurredAt: Int64, appID: String, appVersion: String, appBuild: String,
                 os: String, osVersion: String, deviceModel: String, page: String?, sessionID: String,
-                durationMs: Double?, tagsJSON: String, payloadJSON: String, imagesJSON: String?, contextJSON: String?) {
+                durationMs: Double?, tagsJSON: String, payloadJSON: String, imagesJSON: String?, contextJSON: String?,
+                userKey: String? = nil) {
         self.id = id
         self.type = type
         self.occurredAt = occurredAt
@@ -55,5 +59,6 @@ public struct EventRecord: Sendable, Hashable {
         self.payloadJSON = payloadJSON
         self.imagesJSON = imagesJSON
         self.contextJSON = contextJSON
+        self.userKey = userKey
     }
 }

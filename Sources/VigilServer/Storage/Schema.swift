@@ -5,11 +5,33 @@
 /// Times are milliseconds since 1970 (UTC) in `BIGINT` columns; JSON is stored as `TEXT`.
 enum Schema {
     /// The version this server writes.
-    static let currentVersion = 4
+    static let currentVersion = 5
 
     /// Migration `n` (1-based) brings a database at version `n - 1` to `n`.
     static func migrations(_ dialect: SQLDialect) -> [[String]] {
-        [version1(dialect), version2, version3(dialect), version4]
+        [version1(dialect), version2, version3(dialect), version4, version5(dialect)]
+    }
+
+    /// Version 5: release health. `apm_event.user_key` is who an event counts as for distinct
+    /// users (its user id, else its install id); `rollup_sketches` holds one row per touched
+    /// register of a distinct-count sketch (``HyperLogLog``), upserted with the higher rank, so
+    /// sketches from several servers and days merge in SQL.
+    private static func version5(_ d: SQLDialect) -> [String] {
+        [
+            "ALTER TABLE apm_event ADD COLUMN user_key TEXT" + (d == .postgres ? " COLLATE \"C\"" : ""),
+            """
+            CREATE TABLE rollup_sketches (
+                project_id BIGINT NOT NULL,
+                metric TEXT\(d == .postgres ? " COLLATE \"C\"" : "") NOT NULL,
+                dimension TEXT\(d == .postgres ? " COLLATE \"C\"" : "") NOT NULL,
+                app_version TEXT\(d == .postgres ? " COLLATE \"C\"" : "") NOT NULL,
+                day BIGINT NOT NULL,
+                register INTEGER NOT NULL,
+                rank SMALLINT NOT NULL,
+                PRIMARY KEY (project_id, metric, dimension, app_version, day, register)
+            )
+            """,
+        ]
     }
 
     /// Version 4: `event_counts`, the number of events per project and state, kept by every

@@ -60,17 +60,17 @@ extension ServerStore {
         while start < records.count {
             let chunk = records[start..<min(start + insertChunk, records.count)]
             start += chunk.count
-            let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             let sql = """
                 INSERT INTO apm_event (project_id, id, type, received_at, occurred_at, app_id, app_version, app_build,
                     os, os_version, device_model, page, session_id, duration_ms, tags_json, payload_json, images_json,
-                    context_json)
+                    context_json, user_key)
                 VALUES \(Array(repeating: row, count: chunk.count).joined(separator: ", "))
                 ON CONFLICT (project_id, id) DO NOTHING
                 RETURNING id
                 """
             var arguments: [SQLValue] = []
-            arguments.reserveCapacity(chunk.count * 18)
+            arguments.reserveCapacity(chunk.count * 19)
             for record in chunk {
                 appendArguments(of: record, projectID: projectID, received: received, to: &arguments)
             }
@@ -84,8 +84,8 @@ extension ServerStore {
         return inserted
     }
 
-    /// Appends the 18 parameters of `record`'s row, in the column order of the inserts:
-    /// project_id, id, type, received_at … images_json, context_json.
+    /// Appends the 19 parameters of `record`'s row, in the column order of the inserts:
+    /// project_id, id, type, received_at … images_json, context_json, user_key.
     static func appendArguments(of record: EventRecord, projectID: Int64, received: Int64, to arguments: inout [SQLValue]) {
         arguments.append(.integer(projectID))
         arguments.append(.text(record.id))
@@ -105,6 +105,7 @@ extension ServerStore {
         arguments.append(.text(record.payloadJSON))
         arguments.append(.optional(record.imagesJSON))
         arguments.append(.optional(record.contextJSON))
+        arguments.append(.optional(record.userKey))
     }
 
     /// Counts of a project's (or every project's) stored events by state: waiting, processed,

@@ -116,7 +116,7 @@ extension ServerStore {
     private static let processedColumns = [
         "project_id", "id", "type", "received_at", "occurred_at", "app_id", "app_version", "app_build", "os", "os_version",
         "device_model", "page", "session_id", "duration_ms", "tags_json", "payload_json", "images_json", "context_json",
-        "fingerprint", "issue_id", "frames_json", "state", "processed_at",
+        "user_key", "fingerprint", "issue_id", "frames_json", "state", "processed_at",
     ]
 
     /// The ids among `ids` that the project already has.

@@ -12,7 +12,7 @@ extension ServerStore {
     static func claimPending(on connection: any DatabaseConnection, limit: Int) throws -> [PendingEvent] {
         let rows = try connection.query("""
             SELECT project_id, id, type, received_at, occurred_at, app_id, app_version, app_build, os, os_version, device_model,
-                   page, session_id, duration_ms,
+                   page, session_id, duration_ms, user_key,
                    payload_json, images_json, state, issue_id
             FROM apm_event WHERE state <> 1 ORDER BY received_at LIMIT ?\(connection.dialect.claimRows)
             """, [.int(limit)])
@@ -25,7 +25,7 @@ extension ServerStore {
                          page: row.string("page"),
                          sessionID: row.string("session_id") ?? "", durationMs: row["duration_ms"].double,
                          payloadJSON: row.string("payload_json") ?? "{}", imagesJSON: row.string("images_json"),
-                         state: row.int("state"), issueID: row["issue_id"].int64)
+                         state: row.int("state"), issueID: row["issue_id"].int64, userKey: row.string("user_key"))
         }
     }
 
@@ -219,6 +219,7 @@ extension ServerStore {
         // 4. Roll-ups, in key order.
         try upsertSums(batch.sums, on: connection)
         try upsertHistograms(batch.histograms, on: connection)
+        try upsertSketches(batch.sketches, on: connection)
         // 5. Images that needed symbols.
         for (key, missing) in batch.missingSymbols.sorted(by: { ($0.key.projectID, $0.key.debugID) < ($1.key.projectID, $1.key.debugID) }) {
             // Symbols uploaded while this batch was analyzed: queue its events again instead.
@@ -324,5 +325,29 @@ extension ServerStore {
                 """, arguments)
         }
     }
-}
 
+    /// Raises the sketches' registers: an upsert keeping the higher rank (`max` on SQLite,
+    /// `GREATEST` on PostgreSQL), so concurrent writers and replays agree whatever the order.
+    private static func upsertSketches(_ sketches: [SketchRegisterKey: UInt8], on connection: any DatabaseConnection) throws {
+        guard !sketches.isEmpty else { return }
+        let rows = sketches.sorted { $0.key < $1.key }
+        let greatest = connection.dialect == .sqlite ? "max" : "GREATEST"
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(start + 100, rows.count)]
+            start += chunk.count
+            let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+            var arguments: [SQLValue] = []
+            arguments.reserveCapacity(chunk.count * 7)
+            for (key, rank) in chunk {
+                arguments += [.integer(key.row.projectID), .text(key.row.metric), .text(key.row.dimension), .text(key.row.appVersion),
+                              .integer(key.row.day), .int(key.register), .int(Int(rank))]
+            }
+            try connection.execute("""
+                INSERT INTO rollup_sketches (project_id, metric, dimension, app_version, day, register, rank) VALUES \(values)
+                ON CONFLICT (project_id, metric, dimension, app_version, day, register) DO UPDATE SET
+                    rank = \(greatest)(rollup_sketches.rank, excluded.rank)
+                """, arguments)
+        }
+    }
+}

@@ -37,7 +37,7 @@ enum DashboardFixture {
     static func pages(_ server: TestServer) throws -> [String] {
         let issue = try server.store.issues(projectID: server.project.id, kind: "hang").first?.id ?? 1
         return ["/", "/issues", "/issues?kind=hang&sort=users", "/issues/\(issue)", "/hangs", "/network", "/launch", "/frames",
-                "/compare", "/symbols", "/network/breakdown"]
+                "/compare", "/symbols", "/network/breakdown", "/releases"]
     }
 }
 
