@@ -135,7 +135,7 @@ public enum MetricKitReader {
             }
             if let reason = meta.object("objectiveCexceptionReason") ?? meta.object("exceptionReason") {
                 report.languageException = LanguageException(
-                    kind: reason.text("exceptionKind") == "c++" ? .cplusplus : .objectiveC,
+                    kind: reason.text("exceptionKind") == "c++" ? .cplusplus : reason.text("exceptionKind") == "swift" ? .swift : .objectiveC,
                     name: reason.text("exceptionName") ?? reason.text("className"),
                     reason: reason.text("composedMessage"))
             }
@@ -180,6 +180,8 @@ public enum MetricKitReader {
             let fields = JSONFields(stack, path: tree.path("callStacks") + "[\(index)]")
             var thread = ThreadRecord(number: index, crashed: fields.bool("threadAttributed") ?? false)
             if !perThread { thread.name = "sampled stacks" }
+            thread.name = fields.text("threadName") ?? thread.name
+            thread.queue = fields.text("dispatchQueue")
             let samples = walk(fields.array("callStackRootFrames") ?? [], path: fields.path("callStackRootFrames"),
                                registry: &registry, report: &report, limits: limits)
             if fields.bool("lastExceptionBacktrace") == true {

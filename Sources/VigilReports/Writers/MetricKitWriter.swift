@@ -108,12 +108,14 @@ public enum MetricKitWriter {
             add("virtualMemoryRegionInfo", report.vmRegionInfo ?? report.exception?.faultAddress.map { address in
                 "0x\(String(address, radix: 16)) is not in any region."
             })
-            if let language = report.languageException, language.kind != .swift {
+            if let language = report.languageException {
                 var reason: [JSONMember] = []
                 if let message = language.reason { reason.append(JSONMember("composedMessage", .string(message))) }
                 if let name = language.name { reason.append(JSONMember("exceptionName", .string(name))) }
                 // Not Apple's: MetricKit only knows Objective-C exceptions.
-                if language.kind == .cplusplus { reason.append(JSONMember("exceptionKind", .string("c++"))) }
+                if language.kind != .objectiveC {
+                    reason.append(JSONMember("exceptionKind", .string(language.kind == .cplusplus ? "c++" : "swift")))
+                }
                 members.append(JSONMember("objectiveCexceptionReason", .object(reason)))
             }
         }
@@ -134,6 +136,9 @@ public enum MetricKitWriter {
             let samples = thread.samples ?? [StackSample(frames: thread.frames, count: 1)]
             var members: [JSONMember] = []
             if perThread { members.append(JSONMember("threadAttributed", .bool(thread.crashed))) }
+            // Not Apple's: the thread's name and queue, which MetricKit does not record.
+            if let name = thread.name { members.append(JSONMember("threadName", .string(name))) }
+            if let queue = thread.queue { members.append(JSONMember("dispatchQueue", .string(queue))) }
             members.append(JSONMember("callStackRootFrames", .array(tree(samples, report: report))))
             return .object(members)
         }

@@ -10,16 +10,13 @@ public enum ReportConversion {
     /// when the conversion keeps everything the model has.
     public static func unrepresentable(_ report: CrashReport, in format: ReportFormat) -> [String] {
         var lost: [String] = []
-        let named = report.threads.filter { $0.name != nil || $0.queue != nil }.count
         let registers = report.threads.contains { !$0.registers.isEmpty }
         switch format {
         case .ips, .appleText:
             if format == .appleText, report.kind == .jetsam { lost.append("the jetsam process list beyond the killed process") }
         case .metricKit:
-            if named > 0 { lost.append("\(named) thread name\(named == 1 ? "" : "s") and dispatch queue labels") }
             if registers { lost.append("registers") }
             if !report.applicationSpecificInfo.isEmpty { lost.append("Application Specific Information") }
-            if report.languageException?.kind == .swift { lost.append("the Swift runtime error message") }
             if let exception = report.exception {
                 if exception.codes.count > 1 { lost.append("exception codes after the first (kept: the fault address)") }
                 if exception.message != nil { lost.append("the exception message") }
