@@ -1,6 +1,6 @@
 /// Reads a 64-bit little-endian ELF file: header, section headers (with extended numbering),
 /// program headers, the GNU build id note, `.gnu_debuglink`, the symbol table's location and
-/// compressed debug sections (`SHF_COMPRESSED` zlib, and GNU `.zdebug_*`).
+/// compressed debug sections (`SHF_COMPRESSED` zlib and zstd, and GNU `.zdebug_*`).
 ///
 /// Every offset and count is checked against the file; errors name the header or section and
 /// its file offset. Cost: one pass over the section and program headers.
@@ -125,10 +125,11 @@ enum ELFParser {
                 _ = try chdr.u32("Elf64_Chdr ch_reserved")
                 let uncompressed = try chdr.u64("Elf64_Chdr ch_size")
                 _ = try chdr.u64("Elf64_Chdr ch_addralign")
-                guard kind == 1 else {
-                    throw chdr.error(.unsupported, "section \(name) is compressed with ch_type \(kind)\(kind == 2 ? " (zstd)" : ""); only zlib is supported", at: 0)
+                switch kind {
+                case 1: compression = .elfZlib(headerSize: 24, uncompressedSize: uncompressed)
+                case 2: compression = .elfZstd(headerSize: 24, uncompressedSize: uncompressed)
+                default: compression = .elfUnknown(type: kind, uncompressedSize: uncompressed)
                 }
-                compression = .elfZlib(headerSize: 24, uncompressedSize: uncompressed)
                 size = uncompressed
             } else if let stored, name.hasPrefix(".zdebug_"), header.size >= 12 {
                 var zheader = ByteReader(UnsafeRawBufferPointer(rebasing: file[Int(stored)..<Int(stored + header.size)]),
