@@ -220,14 +220,19 @@ enum ELFParser {
         case 4: kind = .core
         default: kind = .other
         }
-        let isDebugCompanion = hasExecutableNoBits && !hasExecutableBits && (kind == .executable || kind == .library)
-        return ParsedSlice(format: .elf, arch: Architecture.elfName(machine: machine), id: buildID,
+        // A separate debug file keeps `.symtab` and empties the code; a stripped library keeps
+        // only `.dynsym` and its code, and is never taken for one.
+        let dynamicOnly = symbolTable == nil && chosen != nil
+        let isDebugCompanion = hasExecutableNoBits && !hasExecutableBits && !dynamicOnly && (kind == .executable || kind == .library)
+        var parsed = ParsedSlice(format: .elf, arch: Architecture.elfName(machine: machine), id: buildID,
                            kind: isDebugCompanion ? .debugCompanion : kind,
                            imageVMAddress: lowest == .max ? 0 : lowest, imageSize: lowest == .max ? 0 : highest - lowest,
                            sections: sections, symbolTable: chosen.map { .elf(symbols: $0.0, strings: $0.1) },
                            symbolCount: chosen == nil ? 0 : symbolCount, debugLink: debugLink, platform: nil,
                            is64Bit: true, elfMachine: machine, isRelocatable: type == 1,
                            sliceOffset: 0, sliceSize: UInt64(file.count))
+        parsed.symbolTableIsDynamic = dynamicOnly
+        return parsed
     }
 
     private static func header(_ reader: inout ByteReader) throws(SymbolsError) -> SectionHeader {

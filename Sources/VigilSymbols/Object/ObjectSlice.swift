@@ -29,6 +29,9 @@ public struct ObjectSlice: Sendable, CustomStringConvertible {
     }
     /// Whether the slice has a symbol table with at least one entry.
     public var hasSymbolTable: Bool { parsed.symbolTable != nil && parsed.symbolCount > 0 }
+    /// Whether the only symbol table is ELF's `.dynsym`: a stripped file that names its exported
+    /// functions only (no local symbols, no DWARF).
+    public var hasOnlyDynamicSymbols: Bool { hasSymbolTable && parsed.symbolTableIsDynamic }
     /// How many entries the symbol table has (including debug and undefined entries).
     public var symbolCount: Int { parsed.symbolCount }
     /// The address the image's addresses are relative to: the `__TEXT` segment's vmaddr for
