@@ -226,4 +226,24 @@ struct RealWorldReportTests {
         far.thread(crashed: true, [.app("Shop.Row.title.getter")] + ReportBuilder.mainTail)
         #expect(ReportAnalysis(report: far.report).diagnosis.category == .protectionViolation)
     }
+
+    @Test("the .ips coalition is never taken for the bundle id: a process launched from Terminal is not Terminal")
+    func coalitionIsNotTheBundleID() throws {
+        var text = String(decoding: try Fixture.data("objc-exception.ips"), as: UTF8.self)
+        text = text.replacingOccurrences(of: "\"CFBundleIdentifier\":\"com.example.shopfront\"", with: "\"CFBundleName\":\"Shopfront\"")
+        text = text.replacingOccurrences(of: "\"bundleInfo\" :", with: "\"coalitionName\" : \"com.apple.Terminal\",\n  \"bundleInfo\" :")
+        let report = try #require(try ReportReader.read(Data(text.utf8)).first)
+        #expect(report.app.bundleID != "com.apple.Terminal")
+        #expect(report.extraFields.contains(ReportField(name: "Coalition", value: "com.apple.Terminal")))
+        let written = try ReportWriter.write(report, as: .appleText)
+        #expect(!written.contains("Identifier:          com.apple.Terminal"))
+    }
+
+    @Test("a Vigil event whose strings mention KSCrash's keys is still read as a Vigil event")
+    func vigilEventIsNotKSCrash() throws {
+        let report = try #require(try ReportReader.read(try Fixture.data("kscrash-nsexception.json")).first)
+        var event = try VigilEventWriter.write(report)
+        event = event.replacingOccurrences(of: "\"payload\"", with: "\"tags\": {\"note\": \"\\\"binary_images\\\" \\\"crash\\\"\"},\n  \"payload\"")
+        #expect(ReportReader.detectFormat(Data(event.utf8)) == .vigil)
+    }
 }

@@ -17,7 +17,8 @@ public enum ReportReader {
                firstLine.hasSuffix("}") || firstLine.hasSuffix("}\r") {
                 return .ips
             }
-            if isKSCrash(text) { return .ksCrash }
+            let vigilEvent = text.contains("\"schema\"") && text.contains("\"payload\"")
+            if !vigilEvent, isKSCrash(text) { return .ksCrash }
             for key in ["crashDiagnostics", "hangDiagnostics", "cpuExceptionDiagnostics", "diskWriteExceptionDiagnostics",
                         "appLaunchDiagnostics", "callStackTree"] where text.contains("\"\(key)\"") {
                 return .metricKit

@@ -143,7 +143,8 @@ public final class ObjectFile: Sendable {
         if id == nil, let arch, let match = opened.first(where: { $0.slices.contains { Architecture.matches(arch, $0.arch) } }) {
             return match
         }
-        if id == nil, arch == nil, opened.count == 1 { return opened[0] }
+        // One file: the caller's slice(arch:) or slice(id:) says what it lacks.
+        if opened.count == 1 { return opened[0] }
         let wanted = [id.map { "UUID \($0)" }, arch].compactMap { $0 }.joined(separator: ", ")
         throw SymbolsError(.architectureNotFound,
                            "no DWARF file of the bundle matches \(wanted.isEmpty ? "(several files; give an architecture)" : wanted): "
