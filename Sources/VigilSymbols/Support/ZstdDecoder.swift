@@ -1,4 +1,6 @@
+#if canImport(CZstd)
 import CZstd
+#endif
 
 /// Decompresses zstd-compressed ELF sections (`SHF_COMPRESSED` with `ELFCOMPRESS_ZSTD`, as GCC 13
 /// and binutils 2.40 write them) through the system's libzstd.
@@ -9,6 +11,15 @@ import CZstd
 enum ZstdDecoder {
     /// Decompresses `input` (one or more zstd frames) into exactly `size` bytes.
     static func decompress(_ input: UnsafeRawBufferPointer, size: UInt64, region: ByteRegion) throws(SymbolsError) -> ByteStorage {
+        #if canImport(CZstd)
+        return try decompressWithLibrary(input, size: size, region: region)
+        #else
+        throw region.error(.unsupported, "zstd-compressed sections are read where libzstd is linked (the Linux build)", at: 0)
+        #endif
+    }
+
+    #if canImport(CZstd)
+    private static func decompressWithLibrary(_ input: UnsafeRawBufferPointer, size: UInt64, region: ByteRegion) throws(SymbolsError) -> ByteStorage {
         guard size <= Inflater.maximumSize, size <= max(UInt64(input.count) &* Inflater.maximumRatio, Inflater.sizeAlwaysAccepted) else {
             throw region.error(.limitExceeded, "compressed section claims \(size) bytes from \(input.count) compressed bytes", at: 0)
         }
@@ -41,4 +52,5 @@ enum ZstdDecoder {
         }
         return ByteStorage(owning: memory, count: count)
     }
+    #endif
 }
