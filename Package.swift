@@ -46,6 +46,10 @@ let package = Package(
                        providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        // zstd-compressed ELF debug sections (GCC 13, recent binutils); server-side, Linux only
+        // (Apple platforms ship no libzstd; there such sections are reported as unsupported).
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd",
+                       providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
 
@@ -69,7 +73,7 @@ let package = Package(
         // MARK: Server and tools
         // Argument parsing and subcommand dispatch shared by the three executables.
         .target(name: "VigilCommandLine"),
-        .target(name: "VigilSymbols", dependencies: ["CZlib"]),
+        .target(name: "VigilSymbols", dependencies: ["CZlib", .target(name: "CZstd", condition: linuxOnly)]),
         .target(name: "VigilReports", dependencies: ["VigilCore", "VigilSymbols"]),
         .target(name: "VigilServer", dependencies: [
             "VigilCore", "VigilSymbols", "VigilReports", "VigilStore", "VigilTransport",

@@ -73,11 +73,14 @@ let package = Package(
         .executableTarget(name: "FuzzReportAppleText", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
         .executableTarget(name: "FuzzReportMetricKit", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
         .executableTarget(name: "FuzzReportVigilEvent", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
+        .executableTarget(name: "FuzzReportKSCrash", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),
         // Symbol uploads: zip, tar, tar.gz and bare object files (VigilServer's archive readers).
         .executableTarget(name: "FuzzSymbolArchive", dependencies: ["CFuzzDriver", .product(name: "VigilServer", package: "Vigil")]),
         // Object files: thin/fat Mach-O and dSYMs, then ELF, each through SymCache building (VigilSymbols).
         .executableTarget(name: "FuzzObjectMachO", dependencies: ["CFuzzDriver", .product(name: "VigilSymbols", package: "Vigil")]),
         .executableTarget(name: "FuzzObjectELF", dependencies: ["CFuzzDriver", .product(name: "VigilSymbols", package: "Vigil")]),
+        // zstd-compressed ELF debug sections (VigilSymbols through libzstd), wrapped in a minimal ELF.
+        .executableTarget(name: "FuzzZstdSection", dependencies: ["CFuzzDriver", .product(name: "VigilSymbols", package: "Vigil")]),
         // DWARF sections (units, abbreviations, forms, line programs, range lists) in a minimal ELF.
         .executableTarget(name: "FuzzDWARF", dependencies: ["CFuzzDriver", .product(name: "VigilSymbols", package: "Vigil")]),
         // SymCache files as the server maps them.

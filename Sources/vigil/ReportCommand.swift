@@ -9,18 +9,22 @@ enum ReportCommand: Command {
     static let summary = "symbolicate, analyze or convert a crash report (.ips, .crash, MetricKit, Vigil)"
     static let usage = """
         usage: vigil report symbolicate REPORT --dsym PATH... [-o OUT]
-               vigil report analyze REPORT [--dsym PATH...] [--json]
+               vigil report analyze REPORT [--dsym PATH...] [--json] [--all]
                vigil report convert REPORT --to vigil|ips|text|metrickit [-o OUT]
 
-          REPORT         an .ips, .crash, MetricKit payload or Vigil event file; - reads standard input
+          REPORT         an .ips, .crash, MetricKit payload, Vigil event or KSCrash JSON file; - reads
+                         standard input
           --dsym PATH    a dSYM bundle, a Mach-O or ELF debug file, a .symcache, or a directory of them
                          (repeatable)
           -o, --output   write the result to OUT instead of standard output
           --json         print the analysis as JSON
+          --all          analyze every report of a file that holds several (a KSCrash recrash, an .ips
+                         file of several documents); by default only the first, the original crash
           --to FORMAT    vigil (event JSON), ips, text (Apple's .crash layout) or metrickit
 
-        symbolicate keeps the report's format and lists images whose UUID had no matching file,
-        app images apart from system ones, on standard error.
+        symbolicate keeps the report's format (a KSCrash report is written as .ips) and lists
+        images whose UUID had no matching file, app images apart from system ones, on standard
+        error. convert lists on standard error what the target format cannot hold.
         """
 
     static func run(_ words: [String]) throws -> Int32 {
@@ -50,14 +54,28 @@ enum ReportCommand: Command {
             outputs.append(result.report)
             CommandDispatcher.writeStandardError(summaryText(result.summary))
         }
-        let format = reports[0].format
+        var format = reports[0].format
+        if format == .ksCrash {
+            CommandDispatcher.writeStandardError("note: KSCrash reports are read, not written; the result is in .ips form")
+            format = .ips
+        }
         try emit(try render(outputs, as: format), arguments)
         return 0
     }
 
     static func analyze(_ arguments: Arguments) throws -> Int32 {
-        try check(arguments, flags: ["json"], values: ["dsym"])
+        try check(arguments, flags: ["json", "all"], values: ["dsym"])
         var reports = try readReports(arguments)
+        let related = reports.filter { $0.documentIndex != nil }
+        if !arguments.flag("all"), related.count > 1 {
+            // A file of related reports: the first is the original crash, the others follow it.
+            let others = related.dropFirst()
+            let recrashes = others.filter { $0.isRecrash == true }.count
+            var what = "\(others.count) further report\(others.count == 1 ? "" : "s") in the file"
+            if recrashes > 0 { what += " (\(recrashes == 1 ? "a crash" : "\(recrashes) crashes") of the crash reporter's own handler)" }
+            CommandDispatcher.writeStandardError("note: analyzing the first report; \(what) not analyzed: --all analyzes each")
+            reports = reports.filter { $0.documentIndex == nil || $0.documentIndex == 0 }
+        }
         var summaries: [SymbolicationSummary?] = Array(repeating: nil, count: reports.count)
         let paths = arguments.values("dsym")
         if !paths.isEmpty {
@@ -92,6 +110,11 @@ enum ReportCommand: Command {
         default: throw UsageError("--to: \"\(target)\" is not vigil, ips, text or metrickit")
         }
         let reports = try readReports(arguments)
+        for report in reports {
+            let lost = ReportConversion.unrepresentable(report, in: format)
+            guard !lost.isEmpty else { continue }
+            CommandDispatcher.writeStandardError("note: \(format.rawValue) cannot hold: " + lost.joined(separator: "; "))
+        }
         try emit(try render(reports, as: format), arguments)
         return 0
     }
@@ -195,6 +218,7 @@ enum ReportCommand: Command {
             lines.append("Also matched:")
             lines += analysis.alternatives.map { "  - \($0.ruleID): \($0.title)" }
         }
+        if report.isRecrash == true { lines.insert("Note:         the crash reporter's own handler crashed while writing the original report", at: 1) }
         if let summary = analysis.symbolication { lines.append(summaryText(summary)) }
         if !analysis.problems.isEmpty {
             lines.append("Problems (\(analysis.problems.count)):")

@@ -8,11 +8,14 @@ enum SymbolicateCommand: Command {
     static let name = "symbolicate"
     static let summary = "symbolicate addresses like atos (dSYM, Mach-O or ELF)"
     static let usage = """
-        usage: vigil symbolicate --object PATH [--arch ARCH] [--load-address HEX] [--inline]
+        usage: vigil symbolicate --object PATH [--dsym PATH] [--arch ARCH] [--load-address HEX] [--inline]
                                  [--return-addresses] [--names atos|full|raw] [ADDR...]
 
           --object PATH        a dSYM bundle, its DWARF file, a Mach-O (thin or fat), an ELF file,
-                               or a SymCache made by `vigil symcache build`
+                               or a SymCache made by `vigil symcache build`. A binary without DWARF
+                               uses the PATH.dSYM (or App.app.dSYM) beside it when there is one
+          --dsym PATH          the dSYM bundle or debug file to use for the --object binary (its
+                               file of the binary's UUID and architecture)
           --arch ARCH          the slice of a fat file (arm64, x86_64…); required when there are several
           --load-address HEX   where the image was loaded; addresses are then runtime addresses
                                (without it they are file addresses, e.g. 0x100004a10)
@@ -26,9 +29,9 @@ enum SymbolicateCommand: Command {
         """
 
     static func run(_ words: [String]) throws -> Int32 {
-        let arguments = try Arguments(words, valued: ["object", "arch", "load-address", "names"])
+        let arguments = try Arguments(words, valued: ["object", "dsym", "arch", "load-address", "names"])
         let unknown = arguments.unknown(allowedFlags: ["inline", "return-addresses"],
-                                        allowedValues: ["object", "arch", "load-address", "names"])
+                                        allowedValues: ["object", "dsym", "arch", "load-address", "names"])
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
         let objectPath = try arguments.required("object")
         let loadAddress = try arguments.value("load-address").map { try AddressArgument.required($0, "--load-address") }
@@ -50,8 +53,17 @@ enum SymbolicateCommand: Command {
             }
             imageName = ((objectPath as NSString).lastPathComponent as NSString).deletingPathExtension
         } else {
-            let file = try ObjectFile(path: objectPath)
-            let slice = try file.slice(arch: arguments.value("arch"))
+            var slice = try ObjectFile.open(path: objectPath, id: nil, arch: arguments.value("arch")).slice(arch: arguments.value("arch"))
+            // A binary's debug information: --dsym, else the dSYM Xcode leaves beside it.
+            if let dsym = arguments.value("dsym") ?? (slice.hasDWARF ? nil : ObjectFile.dSYMBeside(binary: objectPath)) {
+                let debug = try ObjectFile.open(path: dsym, id: slice.id, arch: slice.arch)
+                let match = slice.id.flatMap { debug.slice(id: $0) }
+                guard let match = try match ?? (slice.id == nil ? debug.slice(arch: slice.arch) : nil) else {
+                    throw SymbolsError(.architectureNotFound, "\(dsym) has no slice with the binary's UUID \(slice.id.map { "\($0)" } ?? "?")", path: dsym)
+                }
+                if arguments.value("dsym") == nil { CommandDispatcher.writeStandardError("note: using \(dsym) for \(objectPath)") }
+                slice = match
+            }
             let output = try SymCacheWriter().write(slice)
             for warning in output.warnings.prefix(20) { CommandDispatcher.writeStandardError("warning: \(warning)") }
             if output.warnings.count > 20 { CommandDispatcher.writeStandardError("warning: \(output.warnings.count - 20) more problems skipped") }

@@ -36,7 +36,7 @@ enum SymbolsInfoCommand: Command {
                         text += "    id:         \(slice.id.map { "\($0) (\($0.kind == .uuid ? "UUID" : "build id"))" } ?? "none")\n"
                         text += "    kind:       \(describe(slice))\n"
                         text += "    DWARF:      \(slice.hasDWARF ? "yes" : "no")\n"
-                        text += "    symbols:    \(slice.symbolCount)\n"
+                        text += "    symbols:    \(slice.symbolCount)\(slice.hasOnlyDynamicSymbols ? " (.dynsym only: exported functions)" : "")\n"
                         text += "    vmaddr:     0x\(String(slice.imageVMAddress, radix: 16))\n"
                         if let platform = slice.platform { text += "    platform:   \(platform)\n" }
                         if let link = slice.debugLink { text += "    debuglink:  \(link)\n" }
@@ -56,6 +56,8 @@ enum SymbolsInfoCommand: Command {
         switch (slice.format, slice.kind) {
         case (.machO, .debugCompanion): return "Mach-O dSYM companion (debug information only)"
         case (.elf, .debugCompanion): return "ELF separate debug file"
+        case (.elf, let kind) where slice.hasOnlyDynamicSymbols && !slice.hasDWARF:
+            return "ELF \(kind.rawValue), stripped (dynamic symbols only)"
         case (let format, let kind): return "\(format.rawValue) \(kind.rawValue)"
         }
     }

@@ -15,6 +15,8 @@
 #   elf/c-dwarf5-O0, c-dwarf5-O2         x86_64 ELF, DWARF 5 (rnglists, addrx, strx, line_str)
 #   elf/c-dwarf4-O0, c-dwarf4-O2         x86_64 ELF, DWARF 4 (debug_ranges, v4 line tables)
 #   elf/c-dwarf5-O2-zlib                 x86_64 ELF with SHF_COMPRESSED (zlib) debug sections
+#   elf/c-dwarf5-O2-zstd                 c-dwarf5-O2 with SHF_COMPRESSED zstd debug sections (GNU objcopy
+#                                        2.40's --compress-debug-sections=zstd, what GCC 13 writes)
 #   elf/c-dwarf5-O2-stripped + .debug    stripped ELF with .gnu_debuglink, and its debug file
 #   elf/swift-O                          a Swift executable (mangled names, Swift DWARF)
 #   ../../Fuzz/Corpus/Fuzz{ObjectMachO,ObjectELF,DWARF,SymCache,Demangler}/   fuzz seeds from these
@@ -26,7 +28,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 src="$here/src"
 export PATH="/opt/swift/usr/bin:$PATH"
 
-for tool in clang swiftc ld64.lld-15 dsymutil-15 llvm-lipo-15 llvm-objcopy-15; do
+for tool in clang swiftc ld64.lld-15 dsymutil-15 llvm-lipo-15 llvm-objcopy-15 objcopy; do
   command -v "$tool" >/dev/null || { echo "fixtures: $tool is missing (scripts/bootstrap installs lld-15 and llvm-15)" >&2; exit 1; }
 done
 
@@ -97,6 +99,8 @@ elf c-dwarf5-O2 -O2 5
 elf c-dwarf4-O0 -O0 4
 elf c-dwarf4-O2 -O2 4
 elf c-dwarf5-O2-zlib -O2 5 -gz=zlib
+# LLVM 15 cannot write zstd sections; GNU binutils 2.40 (Debian 12) can.
+objcopy --compress-debug-sections=zstd "$here/elf/c-dwarf5-O2" "$here/elf/c-dwarf5-O2-zstd"
 
 llvm-objcopy-15 --only-keep-debug "$here/elf/c-dwarf5-O2" "$here/elf/c-dwarf5-O2-stripped.debug"
 llvm-objcopy-15 --strip-debug --add-gnu-debuglink="$here/elf/c-dwarf5-O2-stripped.debug" \
@@ -119,7 +123,23 @@ cp "$here/macho/app-arm64-O2.dSYM/Contents/Resources/DWARF/app-arm64-O2" "$corpu
 cp "$here/macho/libshapes-arm64.dylib.dSYM/Contents/Resources/DWARF/libshapes-arm64.dylib" "$corpus/FuzzObjectMachO/dsym-dylib"
 cp "$here/macho/app-x86_64-O2" "$corpus/FuzzObjectMachO/exe-x86_64"
 cp "$here/macho/app-fat.dSYM/Contents/Resources/DWARF/app-fat" "$corpus/FuzzObjectMachO/dsym-fat"
-for name in c-dwarf5-O2 c-dwarf4-O0 c-dwarf5-O2-zlib c-dwarf5-O2-stripped; do cp "$here/elf/$name" "$corpus/FuzzObjectELF/$name"; done
+for name in c-dwarf5-O2 c-dwarf4-O0 c-dwarf5-O2-zlib c-dwarf5-O2-zstd c-dwarf5-O2-stripped; do cp "$here/elf/$name" "$corpus/FuzzObjectELF/$name"; done
+# zstd seeds: the compressed .debug_info and .debug_line sections of the zstd fixture, header included.
+mkdir -p "$corpus/FuzzZstdSection"
+python3 - "$here/elf/c-dwarf5-O2-zstd" "$corpus/FuzzZstdSection" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+shoff, = struct.unpack_from("<Q", data, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+def header(i):
+    return struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+names = header(shstrndx)
+for i in range(shnum):
+    h = header(i)
+    name = data[names[4] + h[0]:].split(b"\0", 1)[0].decode()
+    if name in (".debug_info", ".debug_line") and h[2] & 0x800:
+        open(f"{sys.argv[2]}/{name.strip('.')}", "wb").write(data[h[4]:h[4] + h[5]])
+PY
 # DWARF seeds: 20 bytes of section lengths (u16 LE each), then the sections, in FuzzDWARF's order.
 for name in c-dwarf5-O2 c-dwarf4-O2 c-dwarf5-O0; do
   python3 - "$here/elf/$name" "$corpus/FuzzDWARF/$name" <<'PY'

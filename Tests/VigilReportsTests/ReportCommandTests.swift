@@ -64,4 +64,38 @@ struct ReportCommandTests {
         #expect(without.standardError.contains(setup.uuid))
         #expect(try Self.vigil(["symbolicate", report.path]).exitStatus == 64)
     }
+
+    @Test("a file with a KSCrash recrash: analyze takes the original and says a further report is there; --all analyzes both")
+    func analyzeSeveralReports() throws {
+        let path = Fixture.directory.appendingPathComponent("kscrash-recrash.json").path
+        let first = try Self.vigil(["analyze", path, "--json"])
+        #expect(first.exitStatus == 0, "\(first)")
+        let one = try JSONDecoder().decode(ReportAnalysis.self, from: Data(first.standardOutput.utf8))
+        #expect(one.diagnosis.category == .nullPointer)
+        #expect(first.standardError.contains("1 further report in the file (a crash of the crash reporter's own handler)"), "\(first)")
+        #expect(first.standardError.contains("--all"))
+        let all = try Self.vigil(["analyze", path, "--json", "--all"])
+        #expect(all.exitStatus == 0, "\(all)")
+        let both = try JSONDecoder().decode([ReportAnalysis].self, from: Data(all.standardOutput.utf8))
+        #expect(both.map(\.diagnosis.category) == [.nullPointer, .protectionViolation])
+        let text = try Self.vigil(["analyze", path, "--all"])
+        #expect(text.standardOutput.contains("the crash reporter's own handler crashed"))
+    }
+
+    @Test("a KSCrash JSON report converts to every format; what the target cannot hold is listed on standard error")
+    func convertKSCrash() throws {
+        let directory = try TemporaryDirectory(prefix: "report-cli-kscrash")
+        let source = Fixture.directory.appendingPathComponent("kscrash-nsexception.json").path
+        for (target, format) in [("text", ReportFormat.appleText), ("vigil", .vigil), ("metrickit", .metricKit), ("ips", .ips)] {
+            let output = directory.file("out.\(target)").path
+            let outcome = try Self.vigil(["convert", source, "--to", target, "-o", output])
+            #expect(outcome.exitStatus == 0, "\(outcome)")
+            let data = try Data(contentsOf: URL(fileURLWithPath: output))
+            #expect(ReportReader.detectFormat(data) == format)
+            let back = try #require(try ReportReader.read(data).first)
+            #expect(ReportAnalysis(report: back).diagnosis.category == .uncaughtException)
+            if format == .metricKit { #expect(outcome.standardError.contains("metricKit cannot hold: "), "\(outcome)") }
+            if format == .ips { #expect(!outcome.standardError.contains("cannot hold"), "\(outcome)") }
+        }
+    }
 }

@@ -17,7 +17,7 @@ public struct CrashClassifier: Sendable {
     public static var standardRules: [any DiagnosisRule] {
         [DeadlockRule(), StackOverflowRule(), WatchdogRule(), FileLockRule(), ThermalRule(), BackgroundTimeRule(), JetsamRule(),
          UncaughtExceptionRule(), SwiftRuntimeErrorRule(), HangRule(), ResourceRule(), BadAccessRule(), SystemTerminationRule(),
-         AbortRule()]
+         HeapCorruptionRule(), AbortRule()]
     }
 
     /// All matching diagnoses, best first.

@@ -100,8 +100,10 @@ public enum CrashCategory: String, Sendable, Hashable, Codable, CaseIterable {
     case uncaughtException = "uncaught-exception"
     /// A Swift runtime check trapped (force unwrap of nil, index out of range, failed cast…).
     case swiftRuntimeError = "swift-runtime-error"
-    /// The process called `abort()` (assertion, API misuse, heap corruption) without a
-    /// language exception.
+    /// malloc found its heap damaged (double free, a write past a block, freeing a pointer it
+    /// never returned) and stopped the process.
+    case heapCorruption = "heap-corruption"
+    /// The process called `abort()` (assertion, API misuse) without a language exception.
     case abort = "abort"
     /// The main thread stopped responding (a hang report).
     case hang = "hang"

@@ -46,7 +46,8 @@ public struct CrashFingerprint: Sendable, Hashable, Codable {
             if components.last != component { components.append(component) }
         }
         for frame in candidates where components.count < depth {
-            guard !isSystem(frame, in: report), !isReporter(frame, in: report) else { continue }
+            // A frame without an image (`???`) is no anchor: its address means nothing elsewhere.
+            guard hasImage(frame, in: report), !isSystem(frame, in: report), !isReporter(frame, in: report) else { continue }
             if let symbol = frame.symbol {
                 add(FunctionName.normalized(symbol))
             } else {
@@ -101,6 +102,9 @@ public struct CrashFingerprint: Sendable, Hashable, Codable {
         "swift_dynamicCastFailure", "std::terminate()", "std::__terminate(void (*)())", "_objc_terminate()",
         "demangling_terminate_handler()", "abort_message", "__abort_message", "_os_crash", "_os_crash_fmt",
         "__stack_chk_fail", "malloc_error_break", "malloc_zone_error", "free_list_checksum_botch", "_dispatch_abort",
+        "szone_error", "malloc_report", "malloc_vreport", "__malloc_report", "nanov2_guard_corruption_detected",
+        "___BUG_IN_CLIENT_OF_LIBMALLOC_POINTER_BEING_FREED_WAS_NOT_ALLOCATED",
+        "__BUG_IN_CLIENT_OF_LIBMALLOC_POINTER_BEING_FREED_WAS_NOT_ALLOCATED",
         "os_unfair_lock_corruption_abort", "_os_unfair_lock_corruption_abort",
     ]
 
@@ -118,8 +122,15 @@ public struct CrashFingerprint: Sendable, Hashable, Codable {
     }
 
     static func isSystem(_ frame: StackFrame, in report: CrashReport) -> Bool {
-        if let image = report.image(of: frame) { return image.origin == .system || SystemLibraryNames.isSystem(image.name) }
+        if let image = report.image(of: frame) { return !report.isAppImage(image) }
         if let name = frame.imageName { return SystemLibraryNames.isSystem(name) }
+        return false
+    }
+
+    /// Whether the frame names a real image (not `???`, not an image-less address).
+    static func hasImage(_ frame: StackFrame, in report: CrashReport) -> Bool {
+        if let image = report.image(of: frame) { return image.name != "???" && !image.name.isEmpty }
+        if let name = frame.imageName { return name != "???" && !name.isEmpty }
         return false
     }
 

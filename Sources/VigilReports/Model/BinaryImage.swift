@@ -36,7 +36,10 @@ public struct BinaryImage: Sendable, Hashable, Codable {
         self.bundleID = bundleID
         self.version = version
         self.source = source
-        self.origin = origin ?? ImageOrigin.guess(name: name, path: path)
+        var guessed = origin ?? ImageOrigin.guess(name: name, path: path)
+        if guessed != .system, let bundleID, BinaryImage.isAppleBundleID(bundleID) { guessed = .system }
+        if guessed == .app, let path, ImageOrigin.isSystemPath(path) { guessed = .system }
+        self.origin = guessed
     }
 
     /// Whether `address` falls inside the image (needs a size).
@@ -60,14 +63,7 @@ public enum ImageOrigin: String, Sendable, Hashable, Codable {
     /// library and framework names.
     public static func guess(name: String, path: String?) -> ImageOrigin {
         if let path, !path.isEmpty, path != "???" {
-            let systemPrefixes = ["/System/", "/usr/lib/", "/usr/libexec/", "/Library/Apple/", "/private/preboot/Cryptexes/",
-                                  "/System/Cryptexes/", "/Developer/", "/usr/share/", "/sbin/", "/bin/", "/usr/bin/",
-                                  "/usr/sbin/", "/Applications/Xcode"]
-            if path == "/usr/lib/dyld" || systemPrefixes.contains(where: { path.hasPrefix($0) }) {
-                // Xcode's simulator runtimes put system images under CoreSimulator paths too.
-                return .system
-            }
-            if path.containsBytes("/CoreSimulator/") && path.containsBytes("/RuntimeRoot/") { return .system }
+            if isSystemPath(path) { return .system }
             if path.containsBytes("/Bundle/Application/") || path.containsBytes(".app/") || path.hasSuffix(".app")
                 || path.containsBytes("/Containers/") || path.hasPrefix("/Users/") || path.hasPrefix("/Applications/")
                 || path.hasPrefix("/private/var/") || path.hasPrefix("/var/") {
@@ -76,6 +72,34 @@ public enum ImageOrigin: String, Sendable, Hashable, Codable {
             return .unknown
         }
         return SystemLibraryNames.isSystem(name) ? .system : .unknown
+    }
+
+    /// Whether a path is the operating system's or the developer tools': `/System/`,
+    /// `/usr/lib/` and the like, anything inside an Xcode bundle (`…/Xcode*.app/…`), a simulator
+    /// runtime (`…/CoreSimulator/…` outside an app container), or `/Library/Developer/`.
+    public static func isSystemPath(_ path: String) -> Bool {
+        let systemPrefixes = ["/System/", "/usr/lib/", "/usr/libexec/", "/Library/Apple/", "/private/preboot/Cryptexes/",
+                              "/System/Cryptexes/", "/Developer/", "/usr/share/", "/sbin/", "/bin/", "/usr/bin/",
+                              "/usr/sbin/", "/Applications/Xcode", "/Library/Developer/"]
+        if path == "/usr/lib/dyld" || systemPrefixes.contains(where: { path.hasPrefix($0) }) { return true }
+        // Xcode wherever it is installed: /Applications/Xcode-16.2.app/…, ~/Downloads/Xcode_beta.app/….
+        if let range = path.range(of: "/Xcode"), let appEnd = path[range.upperBound...].range(of: ".app/"),
+           !path[range.upperBound..<appEnd.lowerBound].contains("/") {
+            return true
+        }
+        // Simulator runtimes; an app installed in a simulated device lives in its data container.
+        if path.containsBytes("/CoreSimulator/") && !path.containsBytes("/data/Containers/")
+            && !path.containsBytes("/data/Library/") {
+            return true
+        }
+        return false
+    }
+}
+
+extension BinaryImage {
+    /// Whether a bundle identifier is Apple's (`com.apple.…`), as macOS reports name images.
+    public static func isAppleBundleID(_ bundleID: String) -> Bool {
+        bundleID.hasPrefix("com.apple.") || bundleID == "com.apple"
     }
 }
 

@@ -57,6 +57,13 @@ public struct CrashReport: Sendable, Hashable, Codable {
     public var isPartial: Bool
     /// What the reader skipped or repaired, with the line or key path.
     public var problems: [ReportProblem]
+    /// Position of this report among several in one file (0 for the first; a KSCrash file
+    /// with a recrash, an `.ips` file of several documents). Nil when the file holds one report
+    /// or when the reports of a file are independent peers (MetricKit diagnostics, event batches).
+    public var documentIndex: Int?
+    /// Whether the crash reporter itself crashed while writing the file's first report, and
+    /// this report describes that second crash (KSCrash's recrash report). Nil means no.
+    public var isRecrash: Bool?
 
     /// The parsed source document, kept so that a symbolicated report can be written back in
     /// its own format with every field it had. Not encoded; ignored by `==`.
@@ -80,7 +87,8 @@ public struct CrashReport: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case format, kind, bugType, incidentID, process, app, system, captureTime, launchTime, exception,
              termination, languageException, applicationSpecificInfo, vmRegionInfo, triggeredThreadIndex,
-             threads, lastExceptionBacktrace, images, hang, resource, jetsam, extraFields, isPartial, problems
+             threads, lastExceptionBacktrace, images, hang, resource, jetsam, extraFields, isPartial, problems,
+             documentIndex, isRecrash
     }
 
     /// The thread that triggered the crash, when known.
@@ -182,11 +190,29 @@ struct OriginalDocument: Sendable, Hashable {
 }
 
 extension CrashReport {
-    /// Whether a frame runs the app's own code: its image is not a system image (by origin
-    /// or, for reports without paths, by well-known system library names). Frames without an
-    /// image are not.
+    /// Whether a frame runs the app's own code. Frames without an image are not.
     public func isInApp(_ frame: StackFrame) -> Bool {
         guard let image = image(of: frame) else { return false }
-        return image.origin != .system && !SystemLibraryNames.isSystem(image.name)
+        return isAppImage(image)
+    }
+
+    /// Whether an image is the app's own code: the main executable or a file inside the app's
+    /// bundle always; otherwise any image that is not system code by its path (`/System/`,
+    /// `/usr/lib/`, an Xcode or simulator runtime, `/Library/Developer/`), by an Apple bundle
+    /// identifier, or (for reports without paths) by a well-known system library name.
+    public func isAppImage(_ image: BinaryImage) -> Bool {
+        if let path = image.path, let executable = process.path, !executable.isEmpty {
+            if path == executable { return true }
+            if let bundle = Self.bundleDirectory(of: executable), path.hasPrefix(bundle) { return true }
+        }
+        if image.origin == .system || SystemLibraryNames.isSystem(image.name) { return false }
+        if let bundleID = image.bundleID, BinaryImage.isAppleBundleID(bundleID) { return false }
+        return true
+    }
+
+    /// `/…/Shop.app/` for `/…/Shop.app/Shop` (and macOS's `…/Shop.app/Contents/MacOS/Shop`).
+    static func bundleDirectory(of executable: String) -> String? {
+        guard let range = executable.range(of: ".app/", options: .backwards) else { return nil }
+        return String(executable[..<range.upperBound])
     }
 }

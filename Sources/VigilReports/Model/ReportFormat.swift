@@ -11,6 +11,8 @@ public enum ReportFormat: String, Codable, Sendable, CaseIterable {
     case metricKit
     /// Vigil's own event JSON (`crash` and `hang` events, schema version 1).
     case vigil
+    /// KSCrash's native JSON report (read only; written as one of the other formats).
+    case ksCrash
 }
 
 /// What a report describes.

@@ -19,11 +19,52 @@ public enum AppleTextReader {
             line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
         }
         if let first = lines.first, first.hasPrefix("\u{FEFF}") { lines[0] = String(first.dropFirst()) }
+        return try read(lines: lines, limits: limits)
+    }
+
+    static func read(lines: [String], limits: ReportLimits) throws(ReportError) -> CrashReport {
         var parser = AppleTextParser(lines: lines, limits: limits)
         try parser.run()
         var report = parser.report
         report.original.content = .text(lines: lines)
         return report
+    }
+
+    /// Reads every report of a text file. KSCrash's text follows the original crash with
+    /// `Handler crashed while reporting:` and the crash of its own handler: that part is a
+    /// second report (``CrashReport/isRecrash``), with the first one's header and binary images.
+    public static func readAll(_ data: Data, limits: ReportLimits = .standard) throws(ReportError) -> [CrashReport] {
+        guard data.count <= limits.maxBytes else { throw .tooLarge(bytes: data.count, limit: limits.maxBytes) }
+        let text = String(decoding: data, as: UTF8.self)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+        }
+        if let first = lines.first, first.hasPrefix("\u{FEFF}") { lines[0] = String(first.dropFirst()) }
+        guard let split = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == AppleTextParser.handlerCrashMarker }) else {
+            return [try read(lines: lines, limits: limits)]
+        }
+        let originalLines = Array(lines[..<split])
+        var first = try read(lines: originalLines, limits: limits)
+        // The handler's part has no header and no images: give it the original's.
+        var handlerLines = Array(lines[(split + 1)...])
+        if let imagesStart = originalLines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("Binary Images:") }) {
+            let imageLines = originalLines[imagesStart...].prefix(while: { !$0.trimmingCharacters(in: .whitespaces).isEmpty })
+            handlerLines += [""] + imageLines
+        }
+        guard var second = try? read(lines: handlerLines, limits: limits) else {
+            first.note("line \(split + 1)", "the handler's crash after \"\(AppleTextParser.handlerCrashMarker)\" could not be read")
+            return [first]
+        }
+        second.isRecrash = true
+        second.incidentID = second.incidentID ?? first.incidentID
+        second.process = first.process
+        second.app = first.app
+        second.system = first.system
+        second.captureTime = second.captureTime ?? first.captureTime
+        second.launchTime = second.launchTime ?? first.launchTime
+        first.documentIndex = 0
+        second.documentIndex = 1
+        return [first, second]
     }
 }
 
@@ -38,7 +79,20 @@ struct AppleTextParser {
         case threadState(Int?)
         case binaryImages
         case skipped
+        /// Memory dumps and JSON that KSCrash appends (`Extra Information:`, `Stack Dump`…): skipped up
+        /// to the next section header.
+        case extraInformation
+        /// A further `Application Specific Backtrace` after the first: its frames are skipped.
+        case furtherBacktrace
     }
+
+    /// The line KSCrash writes before the crash of its own handler.
+    static let handlerCrashMarker = "Handler crashed while reporting:"
+
+    /// Section titles KSCrash appends after `Binary Images` whose contents are dumps or JSON.
+    static let extraSectionPrefixes = ["Extra Information:", "Stack Dump (", "Notable Addresses:", "Application Stats:",
+                                       "Object referenced by NSException:", "Last deallocated NSException", "Referenced object:",
+                                       "CrashDoctor Diagnosis:", "Recrash Diagnosis:", "Custom Backtrace:"]
 
     /// Header keys that end a multi-line value (anything else continues it).
     static let knownKeys: Set<String> = [
@@ -69,6 +123,13 @@ struct AppleTextParser {
     var threadStates: [(number: Int?, registers: [Register], flavor: String?)] = []
     var imageLines: [TextImageLine] = []
     var recognized = 0
+    /// Lines that fit nowhere, summarised in one problem at the end: count and the first one.
+    var unrecognizedCount = 0
+    var firstUnrecognized: (line: Int, text: String)?
+    var strayFrameCount = 0
+    var firstStrayFrame: Int?
+    /// Whether an `Application Specific Backtrace` was taken as the exception backtrace.
+    var sawApplicationBacktrace = false
 
     init(lines: [String], limits: ReportLimits) {
         self.lines = lines
@@ -80,6 +141,14 @@ struct AppleTextParser {
             handle(line, number: index + 1)
         }
         finishContinuation()
+        if let first = firstUnrecognized {
+            report.note("line \(first.line)", unrecognizedCount == 1 ? "unrecognized line skipped: \(first.text)"
+                : "\(unrecognizedCount) unrecognized lines skipped, the first: \(first.text)")
+        }
+        if let first = firstStrayFrame {
+            report.note("line \(first)", strayFrameCount == 1 ? "backtrace line outside a thread; skipped"
+                : "\(strayFrameCount) backtrace lines outside a thread; skipped")
+        }
         guard recognized > 0 else {
             let first = lines.first(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) ?? ""
             throw .malformedText(line: 1, reason: "no crash report fields, threads or binary images found (starts with \"\(first.prefix(60))\")")
@@ -102,6 +171,26 @@ struct AppleTextParser {
             finishContinuation()
             section = .lastExceptionBacktrace
             report.lastExceptionBacktrace = report.lastExceptionBacktrace ?? []
+            recognized += 1
+            return
+        }
+        if trimmed.hasPrefix("Application Specific Backtrace"), trimmed.hasSuffix(":") {
+            // macOS writes where an uncaught exception was thrown here; the first one is the
+            // exception's backtrace, as `Last Exception Backtrace` on iOS.
+            finishContinuation()
+            recognized += 1
+            if sawApplicationBacktrace || report.lastExceptionBacktrace?.isEmpty == false {
+                section = .furtherBacktrace
+            } else {
+                sawApplicationBacktrace = true
+                section = .lastExceptionBacktrace
+                report.lastExceptionBacktrace = []
+            }
+            return
+        }
+        if Self.extraSectionPrefixes.contains(where: { trimmed.hasPrefix($0) }) {
+            finishContinuation()
+            section = .extraInformation
             recognized += 1
             return
         }
@@ -185,6 +274,13 @@ struct AppleTextParser {
             }
         case .skipped:
             if let key = Self.key(of: trimmed), Self.knownKeys.contains(key) { section = .header } else { return }
+        case .extraInformation:
+            // Dumps and JSON run up to the next thread, image list or known header.
+            if let key = Self.key(of: trimmed), Self.knownKeys.contains(key) { section = .header } else { return }
+        case .furtherBacktrace:
+            if trimmed.isEmpty { section = .header; return }
+            if TextFrameLine.parse(Substring(line)) != nil { return }
+            section = .header
         case .header:
             break
         }
@@ -265,9 +361,14 @@ struct AppleTextParser {
         guard !trimmed.isEmpty else { return }
         guard let key = Self.key(of: trimmed) else {
             if TextFrameLine.parse(Substring(trimmed)) != nil {
-                report.note("line \(number)", "backtrace line outside a thread; skipped")
-            } else if !trimmed.hasPrefix("---") && !trimmed.hasPrefix("===") && trimmed != "(" && trimmed != ")" {
-                report.note("line \(number)", "unrecognized line skipped: \(trimmed.prefix(60))")
+                strayFrameCount += 1
+                if firstStrayFrame == nil { firstStrayFrame = number }
+            } else if !trimmed.hasPrefix("---") && !trimmed.hasPrefix("===") && trimmed != "(" && trimmed != ")"
+                        && trimmed != "Application main thread deadlocked" {
+                unrecognizedCount += 1
+                if firstUnrecognized == nil { firstUnrecognized = (number, String(trimmed.prefix(60))) }
+            } else if trimmed == "Application main thread deadlocked" {
+                report.applicationSpecificInfo.append(trimmed)
             }
             return
         }
@@ -303,8 +404,12 @@ struct AppleTextParser {
         case "Exception Type":
             var exception = report.exception ?? ExceptionDetails()
             if let open = value.firstIndex(of: "("), value.hasSuffix(")") {
-                exception.type = value[..<open].trimmingCharacters(in: .whitespaces)
-                exception.signal = String(value[value.index(after: open)..<value.index(before: value.endIndex)])
+                // KSCrash writes `0 (0)` (or `(null)`) when there was no Mach exception or signal,
+                // as for a deadlock.
+                let type = value[..<open].trimmingCharacters(in: .whitespaces)
+                let signal = String(value[value.index(after: open)..<value.index(before: value.endIndex)])
+                exception.type = type == "0" || type.isEmpty ? nil : type
+                exception.signal = signal == "0" || signal == "(null)" || signal.isEmpty ? nil : signal
             } else if value.hasPrefix("SIG") {
                 exception.signal = value
             } else {
@@ -549,7 +654,7 @@ struct AppleTextParser {
     /// when the address is inside it by the line's own `base + offset`; else none.
     mutating func stackFrame(for line: TextFrameLine, at lineNumber: Int) -> StackFrame {
         var frame = StackFrame(imageIndex: nil, imageOffset: line.address, imageName: line.imageName.isEmpty ? nil : line.imageName,
-                               symbol: line.symbol, symbolOffset: line.loadAddress == nil ? line.offset : nil,
+                               symbol: line.symbol, symbolOffset: line.symbolOffset ?? (line.loadAddress == nil ? line.offset : nil),
                                sourceFile: line.file, sourceLine: line.line, isInlined: line.inlined, textLine: lineNumber)
         if let index = report.imageIndex(containing: line.address), imageMatches(report.images[index], line) {
             frame.imageIndex = index

@@ -18,7 +18,9 @@ enum CrashBodyReader {
         report.process.role = body.text("procRole")
 
         let bundle = body.object("bundleInfo")
-        report.app.bundleID = bundle?.text("CFBundleIdentifier") ?? header.text("bundleID") ?? body.text("coalitionName")
+        // Never the coalition: a process launched from Terminal or Xcode is in their coalition.
+        report.app.bundleID = bundle?.text("CFBundleIdentifier") ?? header.text("bundleID")
+        if let coalition = body.text("coalitionName") { report.extraFields.append(ReportField(name: "Coalition", value: coalition)) }
         report.app.version = bundle?.text("CFBundleShortVersionString") ?? header.text("app_version")
         report.app.build = bundle?.text("CFBundleVersion") ?? header.text("build_version")
 

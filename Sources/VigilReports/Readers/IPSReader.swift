@@ -22,6 +22,39 @@ public enum IPSReader {
         return try read(document, bytes: bytes, limits: limits)
     }
 
+
+    /// Reads every document of an `.ips` file: a file may hold several metadata-line and body
+    /// pairs one after the other. With more than one, each report's ``CrashReport/documentIndex``
+    /// says its position; the first is the one tools show by default.
+    public static func readAll(_ data: Data, limits: ReportLimits = .standard) throws(ReportError) -> [CrashReport] {
+        guard data.count <= limits.maxBytes else { throw .tooLarge(bytes: data.count, limit: limits.maxBytes) }
+        let bytes = [UInt8](data)
+        guard let document = split(bytes, limits: limits) else {
+            throw .unrecognizedFormat("no JSON metadata line with a bug_type")
+        }
+        var next: Int?
+        var reports = [try read(document, bytes: bytes, limits: limits, bodyEnd: &next)]
+        while let end = next, end < bytes.count, reports.count < min(limits.maxReports, 256) {
+            // Only whitespace left: the usual single-document file.
+            guard bytes[end...].contains(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else { break }
+            let rest = Array(bytes[end...])
+            guard let following = split(rest, limits: limits), following.parsedBody == nil else { break }
+            do {
+                var followingEnd: Int?
+                let report = try read(following, bytes: rest, limits: limits, bodyEnd: &followingEnd)
+                reports.append(report)
+                next = followingEnd.map { $0 + end }
+            } catch {
+                reports[0].note("document \(reports.count + 1)", "a further report in the file could not be read: \(error)")
+                break
+            }
+        }
+        if reports.count > 1 {
+            for index in reports.indices { reports[index].documentIndex = index }
+        }
+        return reports
+    }
+
     /// The parts of an `.ips` file.
     struct Document {
         /// The metadata object (for a header-less body, the body itself).
@@ -72,6 +105,12 @@ public enum IPSReader {
     }
 
     static func read(_ document: Document, bytes: [UInt8], limits: ReportLimits) throws(ReportError) -> CrashReport {
+        var end: Int?
+        return try read(document, bytes: bytes, limits: limits, bodyEnd: &end)
+    }
+
+    /// Reads one document; `bodyEnd` gets the byte offset just past its JSON body.
+    static func read(_ document: Document, bytes: [UInt8], limits: ReportLimits, bodyEnd: inout Int?) throws(ReportError) -> CrashReport {
         let header = document.header
         let bugType = header["bug_type"].flatMap { $0.string ?? ($0.uint64.map { String($0) }) }
         var bodyResult: JSONParseResult? = document.parsedBody
@@ -86,7 +125,9 @@ public enum IPSReader {
                 let options = JSONParseOptions(maxDepth: limits.maxJSONDepth, recoversTruncation: true,
                                                allowsTrailingContent: true)
                 do {
-                    bodyResult = try JSONParser.parse(bytes: Array(bytes[start...]), options: options)
+                    let parsed = try JSONParser.parse(bytes: Array(bytes[start...]), options: options)
+                    bodyResult = parsed
+                    if !parsed.truncated { bodyEnd = start + parsed.endOffset }
                 } catch {
                     var shifted = error
                     shifted.line += lineNumber(of: start, in: bytes) - 1

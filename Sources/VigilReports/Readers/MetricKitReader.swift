@@ -121,14 +121,22 @@ public enum MetricKitReader {
                 report.termination = termination
             }
             report.vmRegionInfo = meta.text("virtualMemoryRegionInfo")
-            if var exception = report.exception, exception.type == "EXC_BAD_ACCESS", let info = report.vmRegionInfo {
-                // "0x10 is not in any region." names the faulting address.
-                exception.faultAddress = TextScanning.integer(Substring(info.prefix(while: { !$0.isWhitespace })))
+            if var exception = report.exception, exception.type == "EXC_BAD_ACCESS" {
+                if let info = report.vmRegionInfo {
+                    // "0x10 is not in any region." names the faulting address.
+                    exception.faultAddress = TextScanning.integer(Substring(info.prefix(while: { !$0.isWhitespace })))
+                }
+                // The Mach code of a bad access: 1 KERN_INVALID_ADDRESS, 2 KERN_PROTECTION_FAILURE.
+                if let code = exception.codes.first, code == 1 || code == 2 {
+                    exception.subtype = (code == 1 ? "KERN_INVALID_ADDRESS" : "KERN_PROTECTION_FAILURE")
+                        + (exception.faultAddress.map { " at 0x" + String(format: "%016llx", $0) } ?? "")
+                }
                 report.exception = exception
             }
             if let reason = meta.object("objectiveCexceptionReason") ?? meta.object("exceptionReason") {
                 report.languageException = LanguageException(
-                    kind: .objectiveC, name: reason.text("exceptionName") ?? reason.text("className"),
+                    kind: reason.text("exceptionKind") == "c++" ? .cplusplus : reason.text("exceptionKind") == "swift" ? .swift : .objectiveC,
+                    name: reason.text("exceptionName") ?? reason.text("className"),
                     reason: reason.text("composedMessage"))
             }
         case .hang:
@@ -172,8 +180,15 @@ public enum MetricKitReader {
             let fields = JSONFields(stack, path: tree.path("callStacks") + "[\(index)]")
             var thread = ThreadRecord(number: index, crashed: fields.bool("threadAttributed") ?? false)
             if !perThread { thread.name = "sampled stacks" }
+            thread.name = fields.text("threadName") ?? thread.name
+            thread.queue = fields.text("dispatchQueue")
             let samples = walk(fields.array("callStackRootFrames") ?? [], path: fields.path("callStackRootFrames"),
                                registry: &registry, report: &report, limits: limits)
+            if fields.bool("lastExceptionBacktrace") == true {
+                report.lastExceptionBacktrace = samples.first?.frames
+                continue
+            }
+            thread.number = report.threads.count
             thread.samples = samples
             thread.frames = samples.max(by: { $0.count < $1.count })?.frames ?? []
             report.threads.append(thread)

@@ -17,6 +17,8 @@ public enum ReportReader {
                firstLine.hasSuffix("}") || firstLine.hasSuffix("}\r") {
                 return .ips
             }
+            let vigilEvent = text.contains("\"schema\"") && text.contains("\"payload\"")
+            if !vigilEvent, isKSCrash(text) { return .ksCrash }
             for key in ["crashDiagnostics", "hangDiagnostics", "cpuExceptionDiagnostics", "diskWriteExceptionDiagnostics",
                         "appLaunchDiagnostics", "callStackTree"] where text.contains("\"\(key)\"") {
                 return .metricKit
@@ -27,6 +29,14 @@ public enum ReportReader {
         }
         if text.contains("\n{\""), text.contains("\"bug_type\"") { return .ips }
         return .appleText
+    }
+
+    /// Whether JSON text has KSCrash's top-level sections (`crash` with `report`, `system` or
+    /// `binary_images`, or a `recrash_report`).
+    static func isKSCrash(_ text: String) -> Bool {
+        if text.contains("\"recrash_report\"") { return true }
+        guard text.contains("\"crash\"") else { return false }
+        return text.contains("\"binary_images\"") || (text.contains("\"report\"") && text.contains("\"process_name\""))
     }
 
     /// Reads every report in `data`.
@@ -45,8 +55,9 @@ public enum ReportReader {
     /// Reads `data` as `format`.
     public static func read(_ data: Data, as format: ReportFormat, limits: ReportLimits = .standard) throws(ReportError) -> [CrashReport] {
         switch format {
-        case .ips: return [try IPSReader.read(data, limits: limits)]
-        case .appleText: return [try AppleTextReader.read(data, limits: limits)]
+        case .ips: return try IPSReader.readAll(data, limits: limits)
+        case .appleText: return try AppleTextReader.readAll(data, limits: limits)
+        case .ksCrash: return try KSCrashReader.read(data, limits: limits)
         case .metricKit: return try MetricKitReader.read(data, limits: limits)
         case .vigil: return try VigilEventReader.read(data, limits: limits)
         }

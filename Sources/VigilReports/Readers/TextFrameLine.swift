@@ -26,6 +26,9 @@ struct TextFrameLine: Sendable, Hashable {
     var line: Int?
     /// Whether the line ends in `[inlined]`.
     var inlined: Bool
+    /// Bytes from the symbol's start, for lines that give both `0xBASE + offset` and
+    /// `(symbol + n)` (KSCrash's side-by-side layout).
+    var symbolOffset: UInt64?
 
     /// Parses one frame line; nil when it is not one.
     static func parse(_ text: Substring) -> TextFrameLine? {
@@ -62,6 +65,21 @@ struct TextFrameLine: Sendable, Hashable {
 
     private mutating func parseRemainder(_ remainder: String) {
         var rest = Substring(remainder)
+        // KSCrash's side-by-side layout: `0x100034000 + 24756 (-[Crasher crash] + 40)`.
+        if rest.hasPrefix("0x"), rest.hasSuffix(")"), let open = Self.matchingOpen(rest) {
+            let head = rest[..<open].split(separator: " ")
+            if head.count == 3, head[1] == "+", let base = TextScanning.hex(head[0]), let value = UInt64(head[2]) {
+                loadAddress = base
+                offset = value
+                var inner = rest[rest.index(after: open)..<rest.index(before: rest.endIndex)].trimmingCharacters(in: .whitespaces)[...]
+                if let plus = inner.range(of: " + ", options: .backwards), let number = UInt64(inner[plus.upperBound...]) {
+                    symbolOffset = number
+                    inner = inner[..<plus.lowerBound]
+                }
+                if !inner.isEmpty, inner != "(null)" { symbol = String(inner) } else { symbolOffset = nil }
+                return
+            }
+        }
         if rest.hasSuffix("[inlined]") {
             inlined = true
             rest = rest.dropLast("[inlined]".count).trimmingCharacters(in: .whitespaces)[...]

@@ -71,6 +71,7 @@ public enum VigilEventReader {
             throw .invalidField(keyPath: path.isEmpty ? "event" : path, reason: EventJSON.describe(error))
         }
         var report = report(from: event, limits: limits)
+        if type == "crash" { VigilEventDetails.apply(value["payload"], to: &report, limits: limits) }
         report.original.content = .vigil(event: value)
         return report
     }

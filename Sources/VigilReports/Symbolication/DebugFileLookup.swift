@@ -43,8 +43,22 @@ public struct DebugFileLookup: SymbolLookup {
                 }
                 continue
             }
+            // A dSYM bundle may hold several Mach-O files (one per architecture, or stale ones):
+            // each is read and its slices are kept by UUID; stray non-object files are ignored.
+            var isDirectory: ObjCBool = false
+            var objectPaths = [path]
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                do {
+                    objectPaths = try ObjectFile.debugFiles(inBundle: path)
+                } catch {
+                    issues.append(Issue(path: path, message: String(describing: error)))
+                    continue
+                }
+                if objectPaths.isEmpty { issues.append(Issue(path: path, message: "the dSYM bundle has no DWARF file")) }
+            }
+            for objectPath in objectPaths {
             do {
-                let file = try ObjectFile(path: path)
+                let file = try ObjectFile(path: objectPath)
                 for slice in file.slices {
                     guard let id = slice.id.flatMap({ ImageUUID.normalized($0.description) }) else { continue }
                     guard wanted?.contains(id) ?? true, caches[id] == nil else { continue }
@@ -55,7 +69,8 @@ public struct DebugFileLookup: SymbolLookup {
                     }
                 }
             } catch {
-                issues.append(Issue(path: path, message: String(describing: error)))
+                issues.append(Issue(path: objectPath, message: String(describing: error)))
+            }
             }
         }
         self.caches = caches

@@ -94,7 +94,7 @@ public enum MetricKitWriter {
                 if let type = exception.type, let number = MachNames.exceptionNumber(type) {
                     members.append(JSONMember("exceptionType", .integer(number)))
                 }
-                if let code = exception.codes.first { members.append(JSONMember("exceptionCode", .integer(code))) }
+                if let code = exception.codes.first ?? Self.kernCode(exception) { members.append(JSONMember("exceptionCode", .integer(code))) }
                 if let signal = exception.signal, let number = MachNames.signalNumber(signal) {
                     members.append(JSONMember("signal", .integer(number)))
                 }
@@ -104,15 +104,30 @@ public enum MetricKitWriter {
                     .compactMap { $0 }.joined(separator: ", ")
                 add("terminationReason", text.isEmpty ? termination.details.first : text)
             }
-            add("virtualMemoryRegionInfo", report.vmRegionInfo)
-            if let language = report.languageException, language.kind == .objectiveC {
+            // The fault address has no field of its own; Apple's region text starts with it.
+            add("virtualMemoryRegionInfo", report.vmRegionInfo ?? report.exception?.faultAddress.map { address in
+                "0x\(String(address, radix: 16)) is not in any region."
+            })
+            if let language = report.languageException {
                 var reason: [JSONMember] = []
                 if let message = language.reason { reason.append(JSONMember("composedMessage", .string(message))) }
                 if let name = language.name { reason.append(JSONMember("exceptionName", .string(name))) }
+                // Not Apple's: MetricKit only knows Objective-C exceptions.
+                if language.kind != .objectiveC {
+                    reason.append(JSONMember("exceptionKind", .string(language.kind == .cplusplus ? "c++" : "swift")))
+                }
                 members.append(JSONMember("objectiveCexceptionReason", .object(reason)))
             }
         }
         return .object(members)
+    }
+
+    /// The Mach code of a bad access written as text (`KERN_INVALID_ADDRESS at 0x…`): 1 or 2.
+    static func kernCode(_ exception: ExceptionDetails) -> UInt64? {
+        let text = [exception.subtype, exception.codesText].compactMap { $0 }.joined(separator: " ")
+        if text.contains("KERN_PROTECTION_FAILURE") { return 2 }
+        if text.contains("KERN_INVALID_ADDRESS") { return 1 }
+        return nil
     }
 
     static func callStackTree(_ report: CrashReport) -> JSONValue {
@@ -121,10 +136,20 @@ public enum MetricKitWriter {
             let samples = thread.samples ?? [StackSample(frames: thread.frames, count: 1)]
             var members: [JSONMember] = []
             if perThread { members.append(JSONMember("threadAttributed", .bool(thread.crashed))) }
+            // Not Apple's: the thread's name and queue, which MetricKit does not record.
+            if let name = thread.name { members.append(JSONMember("threadName", .string(name))) }
+            if let queue = thread.queue { members.append(JSONMember("dispatchQueue", .string(queue))) }
             members.append(JSONMember("callStackRootFrames", .array(tree(samples, report: report))))
             return .object(members)
         }
-        return .object([JSONMember("callStacks", .array(stacks)), JSONMember("callStackPerThread", .bool(perThread))])
+        var all = stacks
+        // Not Apple's: where the exception was thrown, as a stack marked `lastExceptionBacktrace`
+        // (MetricKit has no place for it; readers that do not know the member see one more stack).
+        if let backtrace = report.lastExceptionBacktrace, !backtrace.isEmpty {
+            all.append(.object([JSONMember("threadAttributed", .bool(false)), JSONMember("lastExceptionBacktrace", .bool(true)),
+                                JSONMember("callStackRootFrames", .array(tree([StackSample(frames: backtrace, count: 1)], report: report)))]))
+        }
+        return .object([JSONMember("callStacks", .array(all)), JSONMember("callStackPerThread", .bool(perThread))])
     }
 
     /// Merges sampled stacks (innermost first) into a tree rooted at innermost frames. Inlined

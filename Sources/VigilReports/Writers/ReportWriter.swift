@@ -12,6 +12,8 @@ public enum ReportWriter {
         case .appleText: return AppleTextWriter.write(report)
         case .metricKit: return MetricKitWriter.write(report)
         case .vigil: return try VigilEventWriter.write(report)
+        case .ksCrash:
+            throw .cannotConvert("KSCrash reports are read, not written: convert to vigil, ips, text or metrickit")
         }
     }
 }

@@ -54,14 +54,23 @@ public enum VigilEventWriter {
         StableHash.of(parts).uuid
     }
 
-    /// The event as pretty-printed JSON.
+    /// The event as pretty-printed JSON; a crash event carries what the payload has no field
+    /// for (function names, the exception backtrace…) in `payload.reportDetails`.
     public static func write(_ report: CrashReport) throws(ReportError) -> String {
         let event = try event(from: report)
+        let data: Data
         do {
-            return String(decoding: try EventJSON.makeEncoder(pretty: true).encode(event), as: UTF8.self) + "\n"
+            data = try EventJSON.makeEncoder(pretty: true).encode(event)
         } catch {
             throw .cannotConvert("the event could not be encoded: \(error)")
         }
+        guard case .crash = event.payload, let details = VigilEventDetails.encode(report),
+              let value = try? JSONParser.parse(data).value, let payload = value["payload"] else {
+            return String(decoding: data, as: UTF8.self) + "\n"
+        }
+        let extended = MetricKitWriter.replacing("payload", in: value,
+                                                 with: MetricKitWriter.replacing(VigilEventDetails.key, in: payload, with: details))
+        return JSONWriter().pretty(extended) + "\n"
     }
 
     static func crashPayload(_ report: CrashReport) -> CrashPayload {

@@ -21,7 +21,7 @@ public enum Demangler {
         }
         if first == UInt8(ascii: "_") {
             if name.hasPrefix("_T0") || name.hasPrefix("_$s") || name.hasPrefix("_$S") || name.hasPrefix("_$e") { return .swift }
-            if name.hasPrefix("_Z") || name.hasPrefix("__Z") { return .cplusplus }
+            if name.hasPrefix("_Z") || name.hasPrefix("__Z") || name.hasPrefix("___Z") { return .cplusplus }
         }
         if name.hasPrefix("@__swiftmacro_") { return .swift }
         return nil
@@ -31,9 +31,28 @@ public enum Demangler {
     public static func demangle(_ name: String) -> String {
         switch language(of: name) {
         case .swift: return swiftDemangle(name) ?? name
-        case .cplusplus: return cxxDemangle(name.hasPrefix("__Z") ? String(name.dropFirst()) : name) ?? name
+        case .cplusplus:
+            var mangled = Substring(name)
+            while mangled.hasPrefix("__") { mangled = mangled.dropFirst() }
+            if let block = blockInvocation(mangled) { return block }
+            return cxxDemangle(String(mangled)) ?? name
         case nil: return name
         }
+    }
+
+    /// A block inside a C++ function, `_ZL12RunWebThreadPv_block_invoke` (Clang's name for it;
+    /// Mach-O symbol tables add underscores), spelled as atos and LLVM's demangler do:
+    /// `invocation function for block in RunWebThread(void*)`. `_block_invoke_2` (the second
+    /// block of a function) reads the same. Nil for other names.
+    static func blockInvocation(_ mangled: Substring) -> String? {
+        guard let marker = mangled.range(of: "_block_invoke", options: .backwards) else { return nil }
+        let suffix = mangled[marker.upperBound...]
+        guard suffix.isEmpty || (suffix.first == "_" && suffix.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber }) && suffix.count > 1) else {
+            return nil
+        }
+        let function = String(mangled[..<marker.lowerBound])
+        guard function.hasPrefix("_Z"), let demangled = cxxDemangle(function) else { return nil }
+        return "invocation function for block in " + demangled
     }
 
     /// The short form of a demangled name: for Swift no module prefix and argument labels only

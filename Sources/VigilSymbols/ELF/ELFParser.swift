@@ -1,6 +1,6 @@
 /// Reads a 64-bit little-endian ELF file: header, section headers (with extended numbering),
 /// program headers, the GNU build id note, `.gnu_debuglink`, the symbol table's location and
-/// compressed debug sections (`SHF_COMPRESSED` zlib, and GNU `.zdebug_*`).
+/// compressed debug sections (`SHF_COMPRESSED` zlib and zstd, and GNU `.zdebug_*`).
 ///
 /// Every offset and count is checked against the file; errors name the header or section and
 /// its file offset. Cost: one pass over the section and program headers.
@@ -125,10 +125,11 @@ enum ELFParser {
                 _ = try chdr.u32("Elf64_Chdr ch_reserved")
                 let uncompressed = try chdr.u64("Elf64_Chdr ch_size")
                 _ = try chdr.u64("Elf64_Chdr ch_addralign")
-                guard kind == 1 else {
-                    throw chdr.error(.unsupported, "section \(name) is compressed with ch_type \(kind)\(kind == 2 ? " (zstd)" : ""); only zlib is supported", at: 0)
+                switch kind {
+                case 1: compression = .elfZlib(headerSize: 24, uncompressedSize: uncompressed)
+                case 2: compression = .elfZstd(headerSize: 24, uncompressedSize: uncompressed)
+                default: compression = .elfUnknown(type: kind, uncompressedSize: uncompressed)
                 }
-                compression = .elfZlib(headerSize: 24, uncompressedSize: uncompressed)
                 size = uncompressed
             } else if let stored, name.hasPrefix(".zdebug_"), header.size >= 12 {
                 var zheader = ByteReader(UnsafeRawBufferPointer(rebasing: file[Int(stored)..<Int(stored + header.size)]),
@@ -219,14 +220,19 @@ enum ELFParser {
         case 4: kind = .core
         default: kind = .other
         }
-        let isDebugCompanion = hasExecutableNoBits && !hasExecutableBits && (kind == .executable || kind == .library)
-        return ParsedSlice(format: .elf, arch: Architecture.elfName(machine: machine), id: buildID,
+        // A separate debug file keeps `.symtab` and empties the code; a stripped library keeps
+        // only `.dynsym` and its code, and is never taken for one.
+        let dynamicOnly = symbolTable == nil && chosen != nil
+        let isDebugCompanion = hasExecutableNoBits && !hasExecutableBits && !dynamicOnly && (kind == .executable || kind == .library)
+        var parsed = ParsedSlice(format: .elf, arch: Architecture.elfName(machine: machine), id: buildID,
                            kind: isDebugCompanion ? .debugCompanion : kind,
                            imageVMAddress: lowest == .max ? 0 : lowest, imageSize: lowest == .max ? 0 : highest - lowest,
                            sections: sections, symbolTable: chosen.map { .elf(symbols: $0.0, strings: $0.1) },
                            symbolCount: chosen == nil ? 0 : symbolCount, debugLink: debugLink, platform: nil,
                            is64Bit: true, elfMachine: machine, isRelocatable: type == 1,
                            sliceOffset: 0, sliceSize: UInt64(file.count))
+        parsed.symbolTableIsDynamic = dynamicOnly
+        return parsed
     }
 
     private static func header(_ reader: inout ByteReader) throws(SymbolsError) -> SectionHeader {

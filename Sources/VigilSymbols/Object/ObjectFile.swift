@@ -98,7 +98,8 @@ public final class ObjectFile: Sendable {
     /// The architecture names of the slices, in order.
     public var architectures: [String] { slices.map(\.arch) }
 
-    /// The DWARF files of a dSYM bundle (`X.dSYM/Contents/Resources/DWARF/*`), sorted.
+    /// The DWARF files of a dSYM bundle (`X.dSYM/Contents/Resources/DWARF/*`), sorted. Files that
+    /// are not object files (a stray `.DS_Store`, a text note, a plist) are left out.
     public static func debugFiles(inBundle bundle: String) throws(SymbolsError) -> [String] {
         let directory = (bundle as NSString).appendingPathComponent("Contents/Resources/DWARF")
         let names: [String]
@@ -108,6 +109,63 @@ public final class ObjectFile: Sendable {
             throw SymbolsError(.io, "not a dSYM bundle: no Contents/Resources/DWARF directory", path: bundle)
         }
         return names.filter { !$0.hasPrefix(".") }.sorted().map { (directory as NSString).appendingPathComponent($0) }
+            .filter(isObjectFile)
+    }
+
+    /// Whether the file at `path` starts like a Mach-O, fat Mach-O or ELF file.
+    static func isObjectFile(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 4), head.count == 4 else { return false }
+        let big = head.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let little = UInt32(head[0]) | UInt32(head[1]) << 8 | UInt32(head[2]) << 16 | UInt32(head[3]) << 24
+        return FatParser.isFat(bigEndianMagic: big) || MachOParser.isMachO(magic: little) || big == 0x7F45_4C46
+    }
+
+    /// Opens the debug file of a dSYM bundle (or the file at `path` itself) that describes the
+    /// image with build UUID `id`, else the one with an `arch` slice, else the only one. A bundle
+    /// may hold several Mach-O files (one per architecture, or stale ones): they are told apart
+    /// by UUID and architecture.
+    public static func open(path: String, id: DebugIdentifier?, arch: String?) throws(SymbolsError) -> ObjectFile {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw SymbolsError(.io, "no such file", path: path)
+        }
+        guard isDirectory.boolValue else { return try ObjectFile(path: path) }
+        let candidates = try debugFiles(inBundle: path)
+        guard !candidates.isEmpty else { throw SymbolsError(.io, "the dSYM bundle has no DWARF file", path: path) }
+        var opened: [ObjectFile] = []
+        for candidate in candidates {
+            guard let file = try? ObjectFile(path: candidate) else { continue }
+            if let id, file.slice(id: id) != nil { return file }
+            opened.append(file)
+        }
+        if id == nil, let arch, let match = opened.first(where: { $0.slices.contains { Architecture.matches(arch, $0.arch) } }) {
+            return match
+        }
+        // One file: the caller's slice(arch:) or slice(id:) says what it lacks.
+        if opened.count == 1 { return opened[0] }
+        let wanted = [id.map { "UUID \($0)" }, arch].compactMap { $0 }.joined(separator: ", ")
+        throw SymbolsError(.architectureNotFound,
+                           "no DWARF file of the bundle matches \(wanted.isEmpty ? "(several files; give an architecture)" : wanted): "
+                               + candidates.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "),
+                           path: path)
+    }
+
+    /// The `.dSYM` bundle beside a binary, as Xcode puts it: `App.dSYM` next to `App`, or
+    /// `App.app.dSYM` next to the `App.app` bundle the binary is in; nil when there is none.
+    public static func dSYMBeside(binary path: String) -> String? {
+        let manager = FileManager.default
+        var candidates = [path + ".dSYM"]
+        let components = (path as NSString).pathComponents
+        if let appIndex = components.lastIndex(where: { $0.hasSuffix(".app") }) {
+            let app = NSString.path(withComponents: Array(components[...appIndex]))
+            candidates.append(app + ".dSYM")
+        }
+        return candidates.first { candidate in
+            var isDirectory: ObjCBool = false
+            return manager.fileExists(atPath: candidate, isDirectory: &isDirectory) && isDirectory.boolValue
+        }
     }
 
     /// `path` itself, or the single DWARF file of the bundle it names.
@@ -118,6 +176,7 @@ public final class ObjectFile: Sendable {
         }
         guard isDirectory.boolValue else { return path }
         let files = try debugFiles(inBundle: path)
+        // Several files: ObjectFile.open(path:id:arch:) chooses by UUID or architecture.
         guard files.count == 1 else {
             throw SymbolsError(.io, files.isEmpty ? "the dSYM bundle has no DWARF file"
                                    : "the dSYM bundle has \(files.count) DWARF files: \(files.joined(separator: ", "))",

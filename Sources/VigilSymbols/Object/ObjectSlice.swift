@@ -29,6 +29,9 @@ public struct ObjectSlice: Sendable, CustomStringConvertible {
     }
     /// Whether the slice has a symbol table with at least one entry.
     public var hasSymbolTable: Bool { parsed.symbolTable != nil && parsed.symbolCount > 0 }
+    /// Whether the only symbol table is ELF's `.dynsym`: a stripped file that names its exported
+    /// functions only (no local symbols, no DWARF).
+    public var hasOnlyDynamicSymbols: Bool { hasSymbolTable && parsed.symbolTableIsDynamic }
     /// How many entries the symbol table has (including debug and undefined entries).
     public var symbolCount: Int { parsed.symbolCount }
     /// The address the image's addresses are relative to: the `__TEXT` segment's vmaddr for
@@ -84,6 +87,15 @@ public struct ObjectSlice: Sendable, CustomStringConvertible {
             let inflated = try Inflater.inflate(UnsafeRawBufferPointer(rebasing: stored[headerSize...]), size: size,
                                                 region: ByteRegion(section: section.name, fileOffset: offset + UInt64(headerSize)))
             return (inflated.bytes, ByteRegion(section: section.name, fileOffset: nil), inflated)
+        case .elfZstd(let headerSize, let size):
+            let region = ByteRegion(section: section.name, fileOffset: offset)
+            guard stored.count >= headerSize else { throw region.error(.truncated, "compressed section header", at: 0) }
+            let decompressed = try ZstdDecoder.decompress(UnsafeRawBufferPointer(rebasing: stored[headerSize...]), size: size,
+                                                          region: ByteRegion(section: section.name, fileOffset: offset + UInt64(headerSize)))
+            return (decompressed.bytes, ByteRegion(section: section.name, fileOffset: nil), decompressed)
+        case .elfUnknown(let type, _):
+            throw ByteRegion(section: section.name, fileOffset: offset)
+                .error(.unsupported, "section \(section.name) is compressed with ch_type \(type); only zlib (1) and zstd (2) are supported", at: 0)
         case .gnuZlib(let size):
             let inflated = try Inflater.inflate(UnsafeRawBufferPointer(rebasing: stored[12...]), size: size,
                                                 region: ByteRegion(section: section.name, fileOffset: offset + 12))

@@ -20,6 +20,8 @@ struct ParsedSlice: Sendable {
     var debugLink: String?
     var platform: String?
     var is64Bit: Bool
+    /// Whether the only symbol table is ELF's `.dynsym` (a stripped shared library or executable).
+    var symbolTableIsDynamic = false
     /// ELF `e_machine`, for format-specific symbol rules (AArch64/ARM mapping symbols).
     var elfMachine: UInt16
     /// ELF `ET_REL`: symbol addresses are relative to their section.

@@ -7,6 +7,12 @@ struct SectionRecord: Sendable {
         /// ELF `SHF_COMPRESSED` with an `Elf64_Chdr` of type `ELFCOMPRESS_ZLIB`; the header is
         /// `headerSize` bytes, the contents inflate to `uncompressedSize` bytes.
         case elfZlib(headerSize: Int, uncompressedSize: UInt64)
+        /// ELF `SHF_COMPRESSED` with `ELFCOMPRESS_ZSTD` (GCC 13, binutils 2.40): the header, then
+        /// zstd frames that decompress to `uncompressedSize` bytes.
+        case elfZstd(headerSize: Int, uncompressedSize: UInt64)
+        /// ELF `SHF_COMPRESSED` with a compression type this reader does not know: reading the
+        /// section fails (and a symbol table, when there is one, stands in for the DWARF).
+        case elfUnknown(type: UInt32, uncompressedSize: UInt64)
         /// GNU `.zdebug_*`: `"ZLIB"`, a big-endian 64-bit size, then a zlib stream.
         case gnuZlib(uncompressedSize: UInt64)
     }

@@ -36,13 +36,23 @@ struct SymbolMapBuilder {
         var info: DWARFDebugInfo?
         var unitRanges: [CompileUnitRanges.Range] = []
         if slice.hasDWARF {
-            let sections = try DWARFSections(slice: slice)
-            let debugInfo = DWARFDebugInfo(sections: sections)
-            diagnostics.append(contentsOf: debugInfo.diagnostics)
-            debugInfo.diagnostics = []
-            info = debugInfo
-            unitRanges = CompileUnitRanges(info: debugInfo, diagnostics: &diagnostics).ranges
-            usedDWARF = true
+            var sections: DWARFSections?
+            do throws(SymbolsError) {
+                sections = try DWARFSections(slice: slice)
+            } catch {
+                // As llvm-symbolizer does: names from the symbol table, and say why there are no lines.
+                guard !symbols.entries.isEmpty else { throw error }
+                diagnostics.append(SymbolsError(error.kind, "the DWARF cannot be read (\(error.message)); functions come from the symbol table, without files, lines or inlining",
+                                                fileOffset: error.fileOffset, path: slice.path))
+            }
+            if let sections {
+                let debugInfo = DWARFDebugInfo(sections: sections)
+                diagnostics.append(contentsOf: debugInfo.diagnostics)
+                debugInfo.diagnostics = []
+                info = debugInfo
+                unitRanges = CompileUnitRanges(info: debugInfo, diagnostics: &diagnostics).ranges
+                usedDWARF = true
+            }
         }
         guard info != nil || !symbols.entries.isEmpty else {
             throw SymbolsError(.noSymbols, "the \(slice.arch) slice has neither DWARF nor a symbol table", path: slice.path)

@@ -14,7 +14,9 @@ public struct AbortRule: DiagnosisRule {
         let misuse = facts.messages.first(where: { $0.contains("BUG IN CLIENT OF") || $0.contains("BUG IN LIBDISPATCH") })
         guard facts.signal == "SIGABRT" || misuse != nil, report.kind == .crash else { return nil }
         var evidence: [Evidence] = []
-        if let signal = facts.signal { evidence.append(Evidence("exception.signal", signal, "the process called abort()")) }
+        if let signal = facts.signal {
+            evidence.append(Evidence("exception.signal", signal, signal == "SIGABRT" ? "the process called abort()" : "the signal that ended the process"))
+        }
         let messages = report.applicationSpecificInfo.filter { !$0.hasPrefix("abort() called") }
         for message in messages.prefix(3) {
             evidence.append(Evidence("applicationSpecificInfo", message, "the message logged before the abort"))
@@ -31,7 +33,8 @@ public struct AbortRule: DiagnosisRule {
                 if let item = facts.frameEvidence(thread: thread, frame: caller, "the code that called abort()") { evidence.append(item) }
             }
         }
-        var title = "abort() called" + (callerText.map { " from \($0)" } ?? "")
+        var title = (facts.signal == "SIGABRT" ? "abort() called" : "Stopped by \(facts.signal ?? facts.exceptionType ?? "the system")")
+            + (callerText.map { " from \($0)" } ?? "")
         var advice = ["The message logged just before the abort names the reason; the crashed thread shows who aborted."]
         var confidence = Confidence.medium
         if let misuse {

@@ -37,16 +37,8 @@ public struct BadAccessRule: DiagnosisRule {
         var factsList: [ReportField] = []
         if let address { factsList.append(ReportField(name: "faultAddress", value: "0x" + String(address, radix: 16))) }
 
-        if subtype.contains("KERN_PROTECTION_FAILURE") {
-            factsList.append(ReportField(name: "accessKind", value: "protection"))
-            return Diagnosis(
-                ruleID: id, category: .protectionViolation,
-                title: "Protection violation: access to protected memory at \(addressText)\(place)", confidence: .high,
-                evidence: evidence + regionEvidence(report),
-                advice: ["The address is mapped but protected: a write to read-only memory (a string literal, a constant) or a jump into non-executable data. VM Region Info names the region.",
-                         "Run with Address Sanitizer to find the faulty pointer."],
-                facts: factsList)
-        }
+        // Below one page is a nil pointer plus a field offset, whichever code the kernel gave:
+        // __PAGEZERO is mapped without access, so a nil access can read KERN_PROTECTION_FAILURE.
         if let address, address < facts.pageSize {
             factsList.append(ReportField(name: "accessKind", value: "null"))
             return Diagnosis(
@@ -55,6 +47,16 @@ public struct BadAccessRule: DiagnosisRule {
                 confidence: .high, evidence: evidence,
                 advice: ["An address below one page (\(facts.pageSize) bytes) is a nil pointer plus a field offset: check which reference on that line can be nil (an implicitly unwrapped optional, an unowned(unsafe) reference, a C or Objective-C pointer).",
                          "Run with Address Sanitizer and Undefined Behavior Sanitizer to catch it earlier."],
+                facts: factsList)
+        }
+        if subtype.contains("KERN_PROTECTION_FAILURE") {
+            factsList.append(ReportField(name: "accessKind", value: "protection"))
+            return Diagnosis(
+                ruleID: id, category: .protectionViolation,
+                title: "Protection violation: access to protected memory at \(addressText)\(place)", confidence: .high,
+                evidence: evidence + regionEvidence(report),
+                advice: ["The address is mapped but protected: a write to read-only memory (a string literal, a constant) or a jump into non-executable data. VM Region Info names the region.",
+                         "Run with Address Sanitizer to find the faulty pointer."],
                 facts: factsList)
         }
         factsList.append(ReportField(name: "accessKind", value: "invalid"))

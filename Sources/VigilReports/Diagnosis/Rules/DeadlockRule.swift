@@ -14,6 +14,34 @@ public struct DeadlockRule: DiagnosisRule {
     static let waitKinds: Set<ThreadActivity.Kind> = [.lock, .dispatchSync, .semaphore, .condition]
 
     public func diagnose(_ facts: ReportFacts) -> Diagnosis? {
+        if let stacks = diagnoseFromStacks(facts) { return stacks }
+        return diagnoseFromReporter(facts)
+    }
+
+    /// A crash reporter's deadlock watchdog (KSCrash: `Application main thread deadlocked`, error
+    /// type `deadlock`) killed the app after the main thread stopped responding; the stacks did
+    /// not show the partner thread.
+    func diagnoseFromReporter(_ facts: ReportFacts) -> Diagnosis? {
+        guard facts.mentions("Application main thread deadlocked") else { return nil }
+        var evidence = [Evidence("applicationSpecificInfo", "Application main thread deadlocked",
+                                 "the crash reporter's watchdog found the main thread unresponsive and ended the process")]
+        var place = ""
+        if let main = facts.mainThreadIndex {
+            let activity = facts.activities[main]
+            if let site = activity.siteFrame ?? activity.appFrame,
+               let item = facts.frameEvidence(thread: main, frame: site, "where the main thread was (\(activity.kind.rawValue))") {
+                evidence.append(item)
+                place = " in \(item.value)"
+            }
+        }
+        return Diagnosis(
+            ruleID: id, category: .deadlock, title: "Main thread deadlocked or stuck\(place) (ended by the crash reporter's watchdog)",
+            confidence: .medium, evidence: evidence,
+            advice: ["Look at what the main thread waits for and which thread holds it; move blocking work off the main thread.",
+                     "Take locks in one global order on every thread, and never wait synchronously for the main thread from a thread the main thread may wait for."])
+    }
+
+    func diagnoseFromStacks(_ facts: ReportFacts) -> Diagnosis? {
         guard let main = facts.mainThreadIndex, Self.waitKinds.contains(facts.activities[main].kind) else { return nil }
         let mainActivity = facts.activities[main]
         let mainSymbols = facts.symbols(main)

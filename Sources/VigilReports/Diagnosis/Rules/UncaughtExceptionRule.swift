@@ -32,7 +32,10 @@ public struct UncaughtExceptionRule: DiagnosisRule {
                                      [language.name, language.reason].compactMap { $0 }.joined(separator: ": "),
                                      "the uncaught \(kind == .cplusplus ? "C++" : "Objective-C") exception"))
         }
-        if let signal = facts.signal { evidence.append(Evidence("exception.signal", signal, "abort() after the exception was not caught")) }
+        if let signal = facts.signal {
+            evidence.append(Evidence("exception.signal", signal, signal == "SIGABRT" ? "abort() after the exception was not caught"
+                : "the signal that ended the process after the exception"))
+        }
         // Where it was thrown: the first app frame after the throw in the backtrace.
         var thrownAt: String?
         if !backtrace.isEmpty {

@@ -3,8 +3,9 @@ import VigilCore
 import VigilReports
 
 /// The ``CrashReportImporter`` backed by `VigilReports`: `.ips` (crashes, hangs, jetsam),
-/// Apple's legacy text `.crash`, MetricKit payloads and Vigil's own events, each report
-/// converted to the crash or hang event it describes.
+/// Apple's legacy text `.crash`, MetricKit payloads, Vigil's own events and KSCrash JSON
+/// reports, each report converted to the crash or hang event it describes. A crash of the
+/// crash reporter's own handler (KSCrash's recrash) is not stored as a crash of the app.
 ///
 /// MetricKit CPU, disk-write and launch diagnostics have no event type; they are skipped and
 /// counted, and a body with nothing convertible is an error naming why.
@@ -16,7 +17,7 @@ public struct VigilReportsImporter: CrashReportImporter {
         let reports = try ReportReader.read(body)
         var events: [Event] = []
         var skipped: [String] = []
-        for report in reports {
+        for report in reports where report.isRecrash != true {
             do {
                 events.append(try VigilEventWriter.event(from: report))
             } catch {
