@@ -63,11 +63,17 @@ struct QuickStartShellTests {
         #expect(second.exitStatus == 0, "\(second)")
         #expect(second.standardOutput.contains("already uploaded"), "an unchanged build sends nothing: \(second)")
 
-        // The input-files line names the DWARF file, so Xcode orders the phase after dsymutil.
-        var path = inputFiles.code.trimmingCharacters(in: .whitespacesAndNewlines)
-        for (name, value) in xcode { path = path.replacingOccurrences(of: "${\(name)}", with: value) }
-        #expect(!path.contains("$"), "unknown variable in \(path)")
-        #expect(FileManager.default.fileExists(atPath: path), "\(path) is not where Xcode puts the DWARF file")
+        // The input files are the DWARF file (so Xcode orders the phase after dsymutil) and
+        // every file the script reads.
+        let lines = inputFiles.code.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        #expect(lines.count == 2)
+        for line in lines {
+            var path = line
+            for (name, value) in xcode { path = path.replacingOccurrences(of: "${\(name)}", with: value) }
+            #expect(!path.contains("$"), "unknown variable in \(path)")
+            #expect(FileManager.default.fileExists(atPath: path), "\(line) resolves to \(path), which the phase does not use")
+        }
+        #expect(lines.first?.hasSuffix("/Contents/Resources/DWARF/${TARGET_NAME}") == true)
     }
 
     @Test("the CI step uploads the archive's dSYMs")
