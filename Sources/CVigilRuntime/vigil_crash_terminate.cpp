@@ -3,7 +3,8 @@
 // previous terminate handler (normally abort) run, so that the crash report that follows names
 // the C++ exception rather than only the abort. See include/vigil_crash_darwin.h.
 //
-// NOT COMPILED into anything on Linux (the body is behind __APPLE__).
+// Empty on Linux (the body is behind __APPLE__); type-checked against the iOS 17 / macOS 14 SDKs,
+// not run (docs/architecture.md).
 #include "vigil_crash_darwin.h"
 
 #if defined(__APPLE__)

@@ -7,7 +7,13 @@
 
 #include <signal.h>
 #include <string.h>
+#if defined(__APPLE__)
+// Apple's <ucontext.h> is the deprecated context-switching API and refuses to compile without
+// _XOPEN_SOURCE; the ucontext_t and mcontext types live in <sys/ucontext.h>.
+#include <sys/ucontext.h>
+#else
 #include <ucontext.h>
+#endif
 
 #if defined(__aarch64__) || defined(__arm64__)
 #define VIGIL_RECORD_ALIGNMENT 16u

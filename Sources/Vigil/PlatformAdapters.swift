@@ -43,7 +43,7 @@ enum PlatformAdapters {
     }
 
     /// The display link the SDK creates itself when the app passes none: `CADisplayLink` on
-    /// iOS and tvOS; nothing elsewhere (Linux has no display).
+    /// iOS; nothing elsewhere (Linux has no display).
     static func defaultFrameSource() -> (any FrameTimingSource)? {
         #if canImport(UIKit) && !os(watchOS)
         return DisplayLinkFrameSource()

@@ -457,7 +457,7 @@ public final class LaunchRunner: @unchecked Sendable {
             case .blocking(let work):
                 try work()
             case .mainActor(let work):
-                try MainActor.assumeIsolated { try work() }
+                try LaunchRunner.runOnMainActor(work)
             case .suspending:
                 preconditionFailure("async task \(graph.plan.specs[task].id) handed to a thread")
             }
@@ -656,13 +656,36 @@ public final class LaunchRunner: @unchecked Sendable {
 
     // MARK: - Main lane detection
 
-    private static let mainQueueKey = DispatchSpecificKey<UInt8>()
-    private static let markMainQueue: Void = DispatchQueue.main.setSpecific(key: mainQueueKey, value: 1)
+    /// The main queue's specific key. Dispatch uses a key only for its identity, and this one is
+    /// never mutated; Apple's SDKs before iOS 18 / macOS 15 do not mark `DispatchSpecificKey`
+    /// `Sendable`, hence the box.
+    private struct MainQueueKey: @unchecked Sendable {
+        let key = DispatchSpecificKey<UInt8>()
+    }
+
+    private static let mainQueue = MainQueueKey()
+    private static let markMainQueue: Void = DispatchQueue.main.setSpecific(key: mainQueue.key, value: 1)
 
     /// Whether the current code runs on the main thread or in a block of the main queue (which
     /// a process without a main run loop, such as a test runner, drains on another thread).
     static var isOnMainLane: Bool {
-        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
+        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueue.key) != nil
+    }
+
+    /// Runs a main-actor task synchronously; the caller is on the main lane (``isOnMainLane``).
+    /// `MainActor.assumeIsolated` checks that where it exists; before iOS 17 / macOS 14 the
+    /// main lane is the main thread, checked here instead.
+    private static func runOnMainActor(_ work: @MainActor @Sendable () throws -> Void) throws {
+        if #available(iOS 17, macOS 14, *) {
+            try MainActor.assumeIsolated { try work() }
+        } else {
+            precondition(Thread.isMainThread, "a main-actor launch task ran off the main thread")
+            // A global-actor function and a plain one share their representation; the check
+            // above is what makes calling it without the actor hop sound.
+            try withoutActuallyEscaping(work) { escapable in
+                try unsafeBitCast(escapable, to: (@Sendable () throws -> Void).self)()
+            }
+        }
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -19,7 +19,7 @@ public final class MainRunLoopIdleSignal: LaunchIdleSignal, @unchecked Sendable 
         guard observer == nil else { return }
         let created = CFRunLoopObserverCreateWithHandler(kCFAllocatorDefault, CFRunLoopActivity.beforeWaiting.rawValue,
                                                          true, 0) { _, _ in handler() }
-        CFRunLoopAddObserver(CFRunLoopGetMain(), created, kCFRunLoopCommonModes)
+        CFRunLoopAddObserver(CFRunLoopGetMain(), created, Self.commonModes)
         observer = created
         // The run loop may be asleep already; wake it so that it goes idle again and calls us.
         CFRunLoopWakeUp(CFRunLoopGetMain())
@@ -34,5 +34,15 @@ public final class MainRunLoopIdleSignal: LaunchIdleSignal, @unchecked Sendable 
         defer { lock.unlock() }
         if let observer { CFRunLoopObserverInvalidate(observer) }
         observer = nil
+    }
+
+    /// The run loop's "common modes" pseudo-mode; named differently by Apple's CoreFoundation
+    /// overlay and by swift-corelibs-foundation.
+    private static var commonModes: CFRunLoopMode {
+        #if canImport(Darwin)
+        return CFRunLoopMode.commonModes
+        #else
+        return kCFRunLoopCommonModes
+        #endif
     }
 }

@@ -62,7 +62,7 @@ public final class RunLoopActivityObserver: RunLoopActivitySource, @unchecked Se
                 ring.push(code: UInt32(truncatingIfNeeded: activity.rawValue), instant: clock.monotonicNow())
             }
             guard let created else { continue }
-            CFRunLoopAddObserver(runLoop, created, kCFRunLoopCommonModes)
+            CFRunLoopAddObserver(runLoop, created, Self.commonModes)
             observers.append(created)
         }
     }
@@ -83,4 +83,14 @@ public final class RunLoopActivityObserver: RunLoopActivitySource, @unchecked Se
 
     /// The last activity the main thread pushed; any thread (two relaxed loads).
     public var latest: TimestampedCode? { ring.latest }
+
+    /// The run loop's "common modes" pseudo-mode; named differently by Apple's CoreFoundation
+    /// overlay and by swift-corelibs-foundation.
+    private static var commonModes: CFRunLoopMode {
+        #if canImport(Darwin)
+        return CFRunLoopMode.commonModes
+        #else
+        return kCFRunLoopCommonModes
+        #endif
+    }
 }

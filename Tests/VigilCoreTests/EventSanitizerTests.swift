@@ -43,6 +43,20 @@ struct EventSanitizerTests {
         #expect(String(decoding: EventSanitizer.repairUTF8(invalid), as: UTF8.self) == "a\u{FFFD}b\u{FFFD}")
     }
 
+    @Test("a repair is seen even when it keeps the length, and U+FFFD already in valid input is kept")
+    func utf8RepairEdges() {
+        #expect(EventSanitizer.repairUTF8(Data()) == Data())
+        let replacementCharacter = Data("a\u{FFFD}b".utf8)
+        #expect(EventSanitizer.repairUTF8(replacementCharacter) == replacementCharacter)
+        // A truncated 4-byte sequence (3 bytes) becomes one U+FFFD (3 bytes): same length, other bytes.
+        let truncated = Data([0xF0, 0x90, 0x80, 0x61])
+        let repaired = EventSanitizer.repairUTF8(truncated)
+        #expect(repaired.count == truncated.count)
+        #expect(repaired == Data("\u{FFFD}a".utf8))
+        // A surrogate encoded in UTF-8 is ill-formed, one U+FFFD per byte.
+        #expect(EventSanitizer.repairUTF8(Data([0xED, 0xA0, 0x80])) == Data("\u{FFFD}\u{FFFD}\u{FFFD}".utf8))
+    }
+
     @Test("every string and collection of an event is bounded")
     func boundsEverything() {
         var limits = SanitizerLimits()

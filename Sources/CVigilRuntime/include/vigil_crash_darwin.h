@@ -10,10 +10,10 @@
 // lets the exception go on to the next handler (the kernel then raises the BSD signal, and the
 // process dies as it would have). docs/crash.md has the design.
 //
-// NOT COMPILED on the Linux machine this project is developed on: vigil_crash_mach.c and
-// vigil_crash_terminate.cpp are empty there. They are written against the documented Mach and
-// pthread APIs and mirror the tested Linux handler; treat them as unverified until an Apple CI
-// builds them.
+// vigil_crash_mach.c and vigil_crash_terminate.cpp are empty on Linux. They are written against
+// the documented Mach and pthread APIs, mirror the tested Linux handler, and are type-checked
+// against the iOS 17 / macOS 14 SDKs; treat their behaviour as unverified until they run on an
+// Apple platform (docs/runtime.md).
 #ifndef VIGIL_CRASH_DARWIN_H
 #define VIGIL_CRASH_DARWIN_H
 

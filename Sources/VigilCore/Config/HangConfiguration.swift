@@ -41,7 +41,9 @@ public struct HangConfiguration: Sendable, Hashable {
     public var dailyCapPerTopFrame: Int = 10
     /// Time zone whose midnight starts a new day for ``dailyCapPerTopFrame``. Default UTC, so
     /// the cap does not depend on where the device is.
-    public var dailyCapTimeZone: TimeZone = TimeZone(identifier: "UTC") ?? .gmt
+    // Not `TimeZone.gmt`: that needs iOS 16, and the package supports iOS 15.
+    public var dailyCapTimeZone: TimeZone = TimeZone(identifier: "UTC")
+        ?? TimeZone(secondsFromGMT: 0) ?? TimeZone.current
     /// A watchdog tick that arrives this much later than scheduled means the process was
     /// suspended (or starved), not hung: the measurement of the current turn restarts.
     /// Default 1000 ms.

@@ -34,8 +34,14 @@ public struct EventSanitizer: Sendable {
     /// Replaces every ill-formed UTF-8 sequence in `data` with U+FFFD; returns `data` unchanged
     /// (no copy) when it is already valid.
     public static func repairUTF8(_ data: Data) -> Data {
-        if String(validating: data, as: UTF8.self) != nil { return data }
-        return Data(String(decoding: data, as: UTF8.self).utf8)
+        // Decoding repairs: valid input decodes to the same bytes, and any ill-formed sequence
+        // becomes U+FFFD, so the bytes differ exactly when a repair was made.
+        // (`String(validating:as:)` would say it directly but needs iOS 18 / macOS 15.)
+        var decoded = String(decoding: data, as: UTF8.self)
+        let unchanged = decoded.utf8.count == data.count && decoded.withUTF8 { repaired in
+            data.withUnsafeBytes { original in repaired.elementsEqual(original) }
+        }
+        return unchanged ? data : Data(decoded.utf8)
     }
 
     /// Cleans one string the way event fields are cleaned: `multiline` keeps `\n` and `\t`

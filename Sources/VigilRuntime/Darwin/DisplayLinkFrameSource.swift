@@ -4,7 +4,7 @@ import QuartzCore
 import UIKit
 import VigilCore
 
-/// The frame source on iOS and tvOS: a `CADisplayLink` on the main run loop in the common
+/// The frame source on iOS: a `CADisplayLink` on the main run loop in the common
 /// modes. Mirrors ``RunLoopFrameClock`` (Linux). `CADisplayLink` timestamps are on the same
 /// clock as `DispatchTime` (mach absolute time), so they convert directly.
 public final class DisplayLinkFrameSource: NSObject, FrameTimingSource, @unchecked Sendable {

@@ -1,5 +1,8 @@
 #if canImport(Darwin)
-import Darwin
+// `mach_task_self_` (the C macro `mach_task_self()` reads it) is set once by libSystem before
+// any Swift code runs and never written again; SDKs before iOS 18.4 / macOS 15.4 do not mark it
+// safe to read from any thread, which this import says.
+@preconcurrency import Darwin
 import Foundation
 import VigilCore
 

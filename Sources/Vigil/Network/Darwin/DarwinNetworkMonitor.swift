@@ -11,7 +11,7 @@ import VigilCore
 /// ``NetworkTaskLedger``; nothing holds a task once it completed.
 ///
 /// Thin by design: every decision is ``NetworkRecorder``'s and the ledger's, tested on Linux.
-/// Not compiled on Linux (see docs/network.md).
+/// Not compiled on Linux; type-checked against the iOS 17 / macOS 14 SDKs (docs/network.md).
 final class DarwinNetworkMonitor: @unchecked Sendable {
     static let shared = DarwinNetworkMonitor()
 

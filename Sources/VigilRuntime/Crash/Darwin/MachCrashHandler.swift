@@ -10,8 +10,8 @@ import VigilCore
 /// uncaught-NSException hook of ``UncaughtExceptionRecorder``. Mirrors ``CrashHandler`` (Linux):
 /// same configuration, same raw report format, read by the same ``RawCrashReportParser``.
 ///
-/// Not compiled on the Linux machine the project is developed on; unverified until an Apple CI
-/// builds it.
+/// Type-checked against the iOS 17 / macOS 14 SDKs; not run until the Apple CI workflow and a
+/// device do (docs/runtime.md lists what only a device can confirm).
 public enum MachCrashHandler {
     /// Installs (first call) or re-arms the handler with `configuration`, with `images` (the
     /// dyld image list) as the image snapshot. Call on the main thread at start.

@@ -6,7 +6,7 @@ import Foundation
 /// (`NSSetUncaughtExceptionHandler`), then hands the exception to the handler that was installed
 /// before (which normally ends in abort, and so in the SIGABRT the Mach sibling reports).
 ///
-/// Apple platforms only; not compiled on Linux. The hook runs on the throwing thread, before the
+/// Apple platforms only (type-checked against their SDKs, not run). The hook runs on the throwing thread, before the
 /// process aborts, so it may use Foundation; it only copies two strings into storage allocated
 /// at install.
 public enum UncaughtExceptionRecorder {
