@@ -57,6 +57,15 @@ struct SnippetCompiler {
                          "-enable-upcoming-feature", "MemberImportVisibility",
                          "-I", binDirectory.appendingPathComponent("Modules").path, "-I", standInModules.path]
         if !scriptMode { arguments.append("-parse-as-library") }
+        #if os(macOS)
+        // The macOS SDK's SwiftUI (if it is found before the stand-in) needs macOS 11 or later;
+        // the package's modules are built for macOS 13.
+        #if arch(arm64)
+        arguments += ["-target", "arm64-apple-macos14"]
+        #else
+        arguments += ["-target", "x86_64-apple-macos14"]
+        #endif
+        #endif
         arguments += clangModuleArguments()
         return try run(arguments + paths)
     }
