@@ -47,7 +47,8 @@ enum UploadSymbolsCommand: Command {
         let arguments = try Arguments(words, valued: valued)
         let unknown = arguments.unknown(allowedFlags: ["force"], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
-        let environment = ProcessInfo.processInfo.environment
+        // An empty variable counts as unset (a build phase may export one it never filled).
+        let environment = ProcessInfo.processInfo.environment.filter { !$0.value.isEmpty }
         guard let serverText = arguments.value("server") ?? environment["VIGIL_SERVER_URL"] else {
             throw UsageError("missing --server (or $VIGIL_SERVER_URL)")
         }
