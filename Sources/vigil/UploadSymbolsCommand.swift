@@ -36,8 +36,9 @@ enum UploadSymbolsCommand: Command {
         `vigil upload-symbols Shop.xcarchive --server …`.
 
         Before sending a file, asks the server which debug ids it has: a file whose every slice
-        is there already is skipped with "already uploaded" (so a build phase that runs on
-        every build sends each dSYM once). Prints each slice the server stored (debug id, arch,
+        the server holds (from the same kind of file, or from a dSYM) is skipped as
+        "already uploaded", so a build phase that runs on every build sends each dSYM once; a
+        dSYM still replaces an app binary uploaded earlier under the same id. Prints each slice the server stored (debug id, arch,
         name) and how many earlier events it queued for re-processing. Exit status 1 when a
         path holds no debug file or any upload was refused.
         """
@@ -68,8 +69,8 @@ enum UploadSymbolsCommand: Command {
         let stored = arguments.flag("force") ? nil : storedSlices(server: server, project: project, token: token)
         var failed = false
         for file in files {
-            if let stored, let local = localSlices(file), !local.isEmpty, local.allSatisfy(stored.contains) {
-                let ids = local.sorted { ($0.debugID, $0.arch) < ($1.debugID, $1.arch) }.map { "\($0.debugID) \($0.arch)" }
+            if let stored, let local = localSlices(file), !local.isEmpty, local.allSatisfy({ $0.isCovered(by: stored) }) {
+                let ids = local.map(\.key).sorted { ($0.debugID, $0.arch) < ($1.debugID, $1.arch) }.map { "\($0.debugID) \($0.arch)" }
                 CommandDispatcher.writeStandardOutput("\(file): already uploaded (\(ids.joined(separator: ", "))); "
                     + "nothing sent (--force sends it again)\n")
                 continue
@@ -101,28 +102,50 @@ enum UploadSymbolsCommand: Command {
         var arch: String
     }
 
-    /// The slices of `file` that carry a debug id, spelled as the server stores them; nil when
-    /// the file is not an object file read here (an archive: the server unpacks it).
-    private static func localSlices(_ file: String) -> [SliceKey]? {
-        guard let object = try? ObjectFile(path: file) else { return nil }
-        return object.slices.compactMap { slice in
-            slice.id.map { SliceKey(debugID: DebugIDSpelling.normalize($0.description), arch: slice.arch) }
+    /// A slice of a local file, described as the server would store it.
+    private struct LocalSlice {
+        var key: SliceKey
+        /// The server's `kind` for it: `dsym`, or e.g. `macho executable`.
+        var kind: String
+        var hasDWARF: Bool
+
+        /// Whether sending it again would change nothing the server keeps: the server has this
+        /// id and arch from the same kind of file, or from a dSYM, or this copy has no DWARF to
+        /// add. (An app binary uploaded first is replaced by its dSYM, which is not skipped.)
+        func isCovered(by stored: [SliceKey: String]) -> Bool {
+            guard let storedKind = stored[key] else { return false }
+            return storedKind == kind || storedKind == "dsym" || !hasDWARF
         }
     }
 
-    /// The slices the server holds for the project (`GET /api/v1/symbols`); nil when it does
-    /// not answer that question, so that every file is sent.
-    private static func storedSlices(server: URL, project: String?, token: String) -> Set<SliceKey>? {
+    /// The slices of `file` that the server would store (a debug id, and DWARF or symbols);
+    /// nil when the file is not an object file read here (an archive: the server unpacks it).
+    private static func localSlices(_ file: String) -> [LocalSlice]? {
+        guard let object = try? ObjectFile(path: file) else { return nil }
+        return object.slices.compactMap { slice in
+            guard let id = slice.id, slice.hasDWARF || slice.hasSymbolTable else { return nil }
+            return LocalSlice(key: SliceKey(debugID: DebugIDSpelling.normalize(id.description), arch: slice.arch),
+                              kind: slice.kind == .debugCompanion ? "dsym" : "\(slice.format.rawValue) \(slice.kind.rawValue)",
+                              hasDWARF: slice.hasDWARF)
+        }
+    }
+
+    /// The slices the server holds for the project (`GET /api/v1/symbols`) and the kind of
+    /// file each came from; nil when it does not answer that question, so that every file is
+    /// sent.
+    private static func storedSlices(server: URL, project: String?, token: String) -> [SliceKey: String]? {
         var components = URLComponents(url: server.appendingPathComponent("api/v1/symbols"), resolvingAgainstBaseURL: false)
         if let project { components?.queryItems = [URLQueryItem(name: "project", value: project)] }
         guard let url = components?.url,
               let (status, body) = try? send(URLRequest(url: url), token: token, upload: nil), status == 200,
               let answer = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
               let uploaded = answer["uploaded"] as? [[String: Any]] else { return nil }
-        return Set(uploaded.compactMap { entry in
-            guard let id = entry["debugId"] as? String, let arch = entry["arch"] as? String else { return nil }
-            return SliceKey(debugID: DebugIDSpelling.normalize(id), arch: arch)
-        })
+        var stored: [SliceKey: String] = [:]
+        for entry in uploaded {
+            guard let id = entry["debugId"] as? String, let arch = entry["arch"] as? String else { continue }
+            stored[SliceKey(debugID: DebugIDSpelling.normalize(id), arch: arch)] = entry["kind"] as? String ?? ""
+        }
+        return stored
     }
 
     private static func post(_ file: URL, to endpoint: URL, token: String) throws -> (Int, Data) {
