@@ -17,35 +17,35 @@ struct QuickStartCompileTests {
     }
 
     @Test("the README's app snippets type-check importing only Vigil (and the UI framework)")
-    func readmeSwiftSnippets() async throws {
+    func readmeSwiftSnippets() throws {
         let snippets = try DocsSnippet.all(in: "README.md", root: Self.root).filter { $0.kind == "swift" }
         #expect(snippets.count >= 3)
-        let compiler = try await SnippetCompiler.make()
+        let compiler = try SnippetCompiler()
         let companion = try String(contentsOf: Self.root.appendingPathComponent("Tests/VigilDocsTests/StandIns/AppCompanion.swift"),
                                    encoding: .utf8)
         for snippet in snippets {
             #expect(Set(snippet.importedModules).subtracting(["UIKit", "SwiftUI"]) == ["Vigil"],
                     "\(snippet) imports \(snippet.importedModules); the quick start promises `import Vigil` alone")
-            let outcome = try await compiler.typecheck([("Snippet.swift", snippet.code), ("AppCompanion.swift", companion)])
+            let outcome = try compiler.typecheck([("Snippet.swift", snippet.code), ("AppCompanion.swift", companion)])
             #expect(outcome.succeeded, "\(snippet): \(outcome)")
         }
     }
 
     @Test("docs/launch.md's examples type-check importing only VigilLaunch")
-    func launchExamples() async throws {
+    func launchExamples() throws {
         let snippets = try DocsSnippet.all(in: "docs/launch.md", root: Self.root).filter { $0.kind == "launch" }
         #expect(snippets.count == 2)
         #expect(Set(snippets.flatMap(\.importedModules)) == ["VigilLaunch"])
         let companion = try String(contentsOf: Self.root.appendingPathComponent("Tests/VigilDocsTests/StandIns/LaunchCompanion.swift"),
                                    encoding: .utf8)
-        let outcome = try await SnippetCompiler.make().typecheck([("main.swift", snippets.map(\.code).joined()),
+        let outcome = try SnippetCompiler().typecheck([("main.swift", snippets.map(\.code).joined()),
                                                        ("LaunchCompanion.swift", companion)], scriptMode: true)
         #expect(outcome.succeeded, "\(outcome)")
     }
 
     @Test("`import Vigil` exposes what an app names and not the SDK's internals")
-    func vigilExposesOnlyItsSurface() async throws {
-        let compiler = try await SnippetCompiler.make()
+    func vigilExposesOnlyItsSurface() throws {
+        let compiler = try SnippetCompiler()
         // What an app may write, beyond the README: every re-exported name in use.
         let surface = """
             import Vigil
@@ -88,12 +88,12 @@ struct QuickStartCompileTests {
                 Vigil.stop()
             }
             """
-        let outcome = try await compiler.typecheck([("Surface.swift", surface)])
+        let outcome = try compiler.typecheck([("Surface.swift", surface)])
         #expect(outcome.succeeded, "\(outcome)")
 
         for hidden in ["HangDetector", "TestClock", "EventStore", "ThreadSampler", "HangMarker"] {
             let probe = "import Vigil\nfunc probe(_ value: \(hidden)) {}\n"
-            let refused = try await compiler.typecheck([("Probe.swift", probe)])
+            let refused = try compiler.typecheck([("Probe.swift", probe)])
             #expect(!refused.succeeded && refused.diagnostics.contains("cannot find type '\(hidden)' in scope"),
                     "\(hidden) should need its own import: \(refused)")
         }

@@ -20,15 +20,12 @@ struct QuickStartShellTests {
     }
 
     /// Runs `script` with /bin/sh as Xcode runs a Run Script phase (`-e`: stop at the first error).
-    static func sh(_ script: String, environment: [String: String], in directory: URL) async throws -> SpawnedProcess.Outcome {
+    static func sh(_ script: String, environment: [String: String], in directory: URL) throws -> ChildProcess.Outcome {
         var environment = environment
         environment["PATH"] = BuildProducts.directory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         for name in ["VIGIL_SERVER_URL", "VIGIL_ADMIN_TOKEN"] where environment[name] == nil { environment[name] = "" }
-        let prepared = environment
-        return try await OwnThread.run {
-            try SpawnedProcess.run("/bin/sh", ["-e", "-c", script], environment: prepared, currentDirectory: directory.path,
-                                   timeout: 120)
-        }
+        return try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), ["-e", "-c", script], environment: environment,
+                                    currentDirectory: directory, timeout: 120)
     }
 
     /// A product folder as an Xcode build leaves it: the app's dSYM, whose DWARF file is named
@@ -44,11 +41,11 @@ struct QuickStartShellTests {
     }
 
     @Test("the Run Script phase uploads the dSYM once; its input file is the DWARF file Xcode writes")
-    func xcodeRunScriptPhase() async throws {
+    func xcodeRunScriptPhase() throws {
         let script = try Self.snippet("xcode-run-script")
         let inputFiles = try Self.snippet("xcode-input-files")
         #expect(script.code.contains("${DWARF_DSYM_FOLDER_PATH}"))
-        let server = try await OwnThread.run { try ServeProcess() }
+        let server = try ServeProcess()
         defer { server.stop() }
         let directory = try TemporaryDirectory(prefix: "run-script")
         let products = try Self.xcodeProducts(in: directory.url, target: "Shop")
@@ -59,10 +56,10 @@ struct QuickStartShellTests {
         let code = script.code.replacingOccurrences(of: Self.exampleServer, with: server.baseURL.absoluteString)
         #expect(code != script.code, "the phase should name the example server")
 
-        let first = try await Self.sh(code, environment: xcode, in: directory.url)
+        let first = try Self.sh(code, environment: xcode, in: directory.url)
         #expect(first.exitStatus == 0, "\(script): \(first)")
         #expect(first.standardOutput.contains("stored"), "\(first)")
-        let second = try await Self.sh(code, environment: xcode, in: directory.url)
+        let second = try Self.sh(code, environment: xcode, in: directory.url)
         #expect(second.exitStatus == 0, "\(second)")
         #expect(second.standardOutput.contains("already uploaded"), "an unchanged build sends nothing: \(second)")
 
@@ -80,10 +77,10 @@ struct QuickStartShellTests {
     }
 
     @Test("the CI step uploads the archive's dSYMs")
-    func ciUpload() async throws {
+    func ciUpload() throws {
         let snippet = try Self.snippet("ci-upload")
         #expect(snippet.code.contains("xcodebuild archive"))
-        let server = try await OwnThread.run { try ServeProcess() }
+        let server = try ServeProcess()
         defer { server.stop() }
         let directory = try TemporaryDirectory(prefix: "ci-upload")
         let dsyms = directory.file("build/Shop.xcarchive/dSYMs")
@@ -93,20 +90,20 @@ struct QuickStartShellTests {
         let vigilLines = snippet.code.components(separatedBy: "\n").filter { $0.hasPrefix("vigil ") }
         #expect(vigilLines.count == 1)
         let code = vigilLines.joined(separator: "\n").replacingOccurrences(of: Self.exampleServer, with: server.baseURL.absoluteString)
-        let outcome = try await Self.sh(code, environment: ["VIGIL_ADMIN_TOKEN": ServeProcess.adminToken], in: directory.url)
+        let outcome = try Self.sh(code, environment: ["VIGIL_ADMIN_TOKEN": ServeProcess.adminToken], in: directory.url)
         #expect(outcome.exitStatus == 0, "\(snippet): \(outcome)")
         #expect(outcome.standardOutput.contains("Shop.app.dSYM"), "\(outcome)")
         #expect(outcome.standardOutput.contains("stored"), "\(outcome)")
     }
 
     @Test("`vigil serve` as written prints the admin token, the dashboard link and the ingest key")
-    func serve() async throws {
+    func serve() throws {
         let snippet = try Self.snippet("serve")
         let command = try #require(snippet.code.components(separatedBy: "\n").first { $0.hasPrefix("vigil serve") })
         let bare = command.components(separatedBy: "#")[0].trimmingCharacters(in: .whitespaces)
         let directory = try TemporaryDirectory(prefix: "serve-snippet")
         // A free port instead of the default 8750 (another server may hold it), and an end.
-        let outcome = try await Self.sh(bare + " --port 0 --exit-after 1", environment: ["VIGIL_ADMIN_TOKEN": ""], in: directory.url)
+        let outcome = try Self.sh(bare + " --port 0 --exit-after 1", environment: ["VIGIL_ADMIN_TOKEN": ""], in: directory.url)
         #expect(outcome.exitStatus == 0, "\(outcome)")
         #expect(outcome.standardOutput.contains("admin token"), "\(outcome)")
         #expect(outcome.standardOutput.contains("dashboard: http://127.0.0.1:"))
@@ -114,7 +111,7 @@ struct QuickStartShellTests {
     }
 
     @Test("the manifest evaluates and asks for this package's Vigil product")
-    func manifest() async throws {
+    func manifest() throws {
         let snippet = try Self.snippet("manifest")
         let directory = try TemporaryDirectory(prefix: "manifest")
         try snippet.code.write(to: directory.file("Package.swift"), atomically: true, encoding: .utf8)
@@ -123,11 +120,7 @@ struct QuickStartShellTests {
         let swift = try #require((ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
             .map { URL(fileURLWithPath: String($0)).appendingPathComponent("swift") }
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }, "swift is not on PATH")
-        let (executable, prefix) = SnippetCompiler.lowPriority(swift)
-        let outcome = try await OwnThread.run {
-            try SpawnedProcess.run(executable.path, prefix + ["package", "dump-package"], currentDirectory: directory.url.path,
-                                   timeout: 300)
-        }
+        let outcome = try ChildProcess.run(swift, ["package", "dump-package"], currentDirectory: directory.url, timeout: 300)
         #expect(outcome.exitStatus == 0, "\(outcome)")
         let manifest = try #require(try JSONSerialization.jsonObject(with: Data(outcome.standardOutput.utf8)) as? [String: Any])
         let dependency = try #require((manifest["dependencies"] as? [[String: Any]])?.first?["sourceControl"] as? [[String: Any]])

@@ -8,9 +8,9 @@ import VigilTestSupport
 /// Every snippet is compiled as a module of its own in Swift 6 mode with the
 /// `MemberImportVisibility` feature, so a name or member the snippet reaches only through a
 /// module it does not import is an error, as it will be by default in a later language mode.
-struct SnippetCompiler: Sendable {
+struct SnippetCompiler {
     /// The outcome of one compilation.
-    struct Outcome: Sendable, CustomStringConvertible {
+    struct Outcome: CustomStringConvertible {
         var succeeded: Bool
         var diagnostics: String
         var description: String { succeeded ? "compiled" : "failed:\n\(diagnostics)" }
@@ -23,12 +23,7 @@ struct SnippetCompiler: Sendable {
     /// `-I` directory holding the stand-in UI modules.
     let standInModules: URL
 
-    /// A compiler with the stand-in modules built, made off the cooperative threads.
-    static func make() async throws -> SnippetCompiler {
-        try await OwnThread.run { try SnippetCompiler() }
-    }
-
-    private init() throws {
+    init() throws {
         root = BuildProducts.packageRoot
         binDirectory = BuildProducts.directory
         guard FileManager.default.fileExists(atPath: binDirectory.appendingPathComponent("Modules/Vigil.swiftmodule").path) else {
@@ -49,12 +44,7 @@ struct SnippetCompiler: Sendable {
 
     /// Type-checks `sources` (file name → code) as one module; `scriptMode` compiles the first
     /// file as `main.swift` (top-level statements), otherwise as a library (`@main` allowed).
-    func typecheck(_ sources: [(name: String, code: String)], scriptMode: Bool = false) async throws -> Outcome {
-        let files = sources.map { [$0.name, $0.code] }
-        return try await OwnThread.run { try self.typecheckNow(files.map { ($0[0], $0[1]) }, scriptMode: scriptMode) }
-    }
-
-    private func typecheckNow(_ sources: [(name: String, code: String)], scriptMode: Bool) throws -> Outcome {
+    func typecheck(_ sources: [(name: String, code: String)], scriptMode: Bool = false) throws -> Outcome {
         let directory = scratch.url.appendingPathComponent(UUID().uuidString, isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var paths: [String] = []
@@ -98,18 +88,8 @@ struct SnippetCompiler: Sendable {
     }
 
     private func run(_ arguments: [String]) throws -> Outcome {
-        let (executable, prefix) = Self.lowPriority(swiftc)
-        let outcome = try SpawnedProcess.run(executable.path, prefix + arguments, timeout: 300)
+        let outcome = try ChildProcess.run(swiftc, arguments, timeout: 300)
         return Outcome(succeeded: outcome.exitStatus == 0, diagnostics: outcome.standardError + outcome.standardOutput)
-    }
-
-    /// `tool` under `nice -n 19` where there is a `nice`: compiling is CPU-bound, and the
-    /// suite's timing-sensitive tests run beside it on few cores.
-    static func lowPriority(_ tool: URL) -> (executable: URL, arguments: [String]) {
-        for nice in ["/usr/bin/nice", "/bin/nice"] where FileManager.default.isExecutableFile(atPath: nice) {
-            return (URL(fileURLWithPath: nice), ["-n", "19", tool.path])
-        }
-        return (tool, [])
     }
 
     /// `swiftc` beside the `swift` that runs the tests: `$SWIFT_EXEC`, else the first on `PATH`.
