@@ -114,6 +114,9 @@ let package = Package(
         .testTarget(name: "VigilLaunchTests", dependencies: ["VigilLaunch", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilBLETests", dependencies: ["VigilBLE", "VigilBLESimulation", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilNetworkTests", dependencies: ["Vigil", "VigilCore", "VigilTransport", "VigilTestSupport"]),
+        // The README's and docs' code blocks, compiled (with swiftc, against the built modules) or
+        // run; StandIns/ holds stand-in UI modules and the app types the snippets refer to.
+        .testTarget(name: "VigilDocsTests", dependencies: ["VigilCore", "VigilTestSupport"], exclude: ["StandIns"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -517,6 +517,14 @@ final class MonitoringSession: @unchecked Sendable {
         }
     }
 
+    /// Records one finished span (from ``VigilSpanRecorder``, any thread), dated at its start.
+    func recordSpan(_ span: SpanPayload) {
+        queue.async {
+            guard !self.stopped else { return }
+            self.emit(.span(span), time: span.start, stackAddresses: [])
+        }
+    }
+
     private func emit(_ payload: EventPayload, time: Date, stackAddresses: [Address], page: String?? = nil) {
         let used = stackAddresses.isEmpty ? nil : images.images(containing: stackAddresses)
         var event = Event(time: time, session: session, app: setup.app, device: setup.device,

@@ -199,7 +199,7 @@ public enum Vigil {
 }
 
 /// The running session, behind a lock.
-private final class SessionSlot: @unchecked Sendable {
+final class SessionSlot: @unchecked Sendable {
     static let shared = SessionSlot()
     private let lock = NSLock()
     private var session: MonitoringSession?
