@@ -167,15 +167,19 @@ struct LinuxRecorderTests {
         var attempts: [String] = []
         var met = false
         for attempt in 0..<5 where !met {
-            let started = DispatchTime.now().uptimeNanoseconds
+            // What the app measured ends in its own callback (completion handler or delegate),
+            // not when this test's task resumes: with other tests' blocking work on the few
+            // threads of the concurrency pool, resuming can come seconds later.
+            let elapsed: Double
             if caller == .dataDelegate {
                 delegate.reset()
+                let started = DispatchTime.now().uptimeNanoseconds
                 delegated.dataTask(with: fixture.url(scripted.path)).resume()
-                _ = await delegate.result()
+                let outcome = await delegate.result()
+                elapsed = Double(outcome.completedAt - started) / 1_000_000
             } else {
-                _ = await Self.fetch(fixture.instrumented, URLRequest(url: fixture.url(scripted.path)))
+                (_, _, _, elapsed) = await Self.fetch(fixture.instrumented, URLRequest(url: fixture.url(scripted.path)))
             }
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
             let payloads = await fixture.payloads.wait(for: attempt + 2)
             let payload = try #require(payloads.count == attempt + 2 ? payloads.last : nil)
             let total = payload.timings.total
@@ -332,6 +336,8 @@ final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sen
         var data = Data()
         var status: Int?
         var error: NSError?
+        /// When the task completed (`DispatchTime` uptime nanoseconds), as the delegate heard it.
+        var completedAt: UInt64 = 0
     }
 
     private let lock = NSLock()
@@ -355,8 +361,10 @@ final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sen
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let now = DispatchTime.now().uptimeNanoseconds
         lock.lock()
         outcome.error = error.map { $0 as NSError }
+        outcome.completedAt = now
         finished = true
         let waiting = continuation
         continuation = nil
