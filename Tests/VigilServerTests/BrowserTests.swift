@@ -5,7 +5,7 @@ import VigilTestSupport
 @testable import VigilServer
 
 /// Headless Chromium loads every dashboard page: the HTML parses, nothing logs a console error
-/// or a blocked resource, and a screenshot of the issues page is kept in `bench-results/`.
+/// or a blocked resource, and a screenshot of the issues page is kept in `.build/test-artifacts/`.
 @Suite("dashboard in a browser")
 struct BrowserTests {
     static var chromium: String {
@@ -137,7 +137,8 @@ struct BrowserTests {
                 break
             }
         }
-        let results = BuildProducts.packageRoot.appendingPathComponent("bench-results", isDirectory: true)
+        // Under .build (ignored by git), so a test run never changes a tracked file.
+        let results = BuildProducts.packageRoot.appendingPathComponent(".build/test-artifacts", isDirectory: true)
         try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
         let shot = results.appendingPathComponent("dashboard-issues.png")
         try? FileManager.default.removeItem(at: shot)
