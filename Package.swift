@@ -6,8 +6,8 @@
 //
 // The SDK targets (VigilCore, CVigilRuntime, VigilRuntime, VigilStore, VigilTransport, Vigil,
 // VigilLaunch, VigilBLE, and VigilReports and VigilSymbols, which Vigil links to read MetricKit
-// payloads) depend only on Foundation, Dispatch, zlib and the platform's crypto, never on a
-// server-side C library.
+// payloads) depend only on Foundation, Dispatch, zlib and the platform's crypto (and on Linux
+// libzstd, through VigilSymbols), never on a server-side C library.
 //
 // Build flags such as -fno-omit-frame-pointer are passed by the Makefile, not as unsafeFlags
 // here, so that the package stays usable as a versioned dependency.
@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "VigilStore", dependencies: ["VigilCore", "CZlib"]),
         .target(name: "VigilTransport", dependencies: ["VigilCore", "VigilStore", "CZlib"]),
         // VigilReports reads MetricKit payloads with the server's own reader; it and VigilSymbols
-        // link only Foundation and zlib, so the SDK still links no server-side library.
+        // link only Foundation and zlib (libzstd too on Linux), so the SDK links no server-side library.
         .target(name: "Vigil", dependencies: [
             "VigilCore", "CVigilRuntime", "VigilRuntime", "VigilStore", "VigilTransport", "VigilReports",
         ]),
