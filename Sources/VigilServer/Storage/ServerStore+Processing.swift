@@ -332,22 +332,15 @@ extension ServerStore {
         guard !sketches.isEmpty else { return }
         let rows = sketches.sorted { $0.key < $1.key }
         let greatest = connection.dialect == .sqlite ? "max" : "GREATEST"
-        var start = 0
-        while start < rows.count {
-            let chunk = rows[start..<min(start + 100, rows.count)]
-            start += chunk.count
-            let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
-            var arguments: [SQLValue] = []
-            arguments.reserveCapacity(chunk.count * 7)
-            for (key, rank) in chunk {
-                arguments += [.integer(key.row.projectID), .text(key.row.metric), .text(key.row.dimension), .text(key.row.appVersion),
-                              .integer(key.row.day), .int(key.register), .int(Int(rank))]
-            }
-            try connection.execute("""
-                INSERT INTO rollup_sketches (project_id, metric, dimension, app_version, day, register, rank) VALUES \(values)
-                ON CONFLICT (project_id, metric, dimension, app_version, day, register) DO UPDATE SET
-                    rank = \(greatest)(rollup_sketches.rank, excluded.rank)
-                """, arguments)
+        var values: [SQLValue] = []
+        values.reserveCapacity(rows.count * 7)
+        for (key, rank) in rows {
+            values += [.integer(key.row.projectID), .text(key.row.metric), .text(key.row.dimension), .text(key.row.appVersion),
+                       .integer(key.row.day), .int(key.register), .int(Int(rank))]
         }
+        _ = try connection.insertRowsInStatements(
+            into: "rollup_sketches", columns: ["project_id", "metric", "dimension", "app_version", "day", "register", "rank"],
+            values: values,
+            clause: "ON CONFLICT (project_id, metric, dimension, app_version, day, register) DO UPDATE SET rank = \(greatest)(rollup_sketches.rank, excluded.rank)")
     }
 }
