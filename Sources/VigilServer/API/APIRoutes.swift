@@ -206,6 +206,53 @@ enum APIRoutes {
             }
         }
 
+        router.add("GET", "/api/v1/flamegraph", name: "flamegraph", authorize: admin) { request in
+            try context.requireAdmin(request)
+            let project = try context.project(for: request)
+            let filter = context.rollupFilter(request)
+            let page = request.query["page"].flatMap { $0.isEmpty ? nil : $0 }
+            let issue: Int64?
+            if let text = request.query["issue"], !text.isEmpty {
+                guard let id = Int64(text) else { throw HTTPError.badRequest("issue: expected an issue id") }
+                issue = id
+            } else {
+                issue = nil
+            }
+            switch request.query["source"] ?? "hangs" {
+            case "hangs":
+                return .json(encoding: try context.stackProfiler.hangs(projectID: project.id, filter: filter, page: page, issueID: issue))
+            case "frozen":
+                guard issue == nil else { throw HTTPError.badRequest("issue: only hang flame graphs are per issue") }
+                return .json(encoding: try context.stackProfiler.frozenFrames(projectID: project.id, filter: filter, page: page))
+            default:
+                throw HTTPError.badRequest("source: expected hangs or frozen")
+            }
+        }
+
+        router.add("GET", "/api/v1/distributions/:metric", name: "distributions", authorize: admin) { request in
+            try context.requireAdmin(request)
+            let project = try context.project(for: request)
+            let metric = request.pathParameters["metric"] ?? ""
+            guard DistributionReport.metrics.contains(metric) else {
+                throw HTTPError.notFound("no distribution \"\(metric.prefix(40))\"; expected one of "
+                                         + DistributionReport.metrics.joined(separator: ", "))
+            }
+            let dimension = request.query["dimension"].flatMap { $0.isEmpty ? nil : $0 }
+            return .json(encoding: try context.insights.distribution(projectID: project.id, metric: metric, dimension: dimension,
+                                                                     filter: context.rollupFilter(request)))
+        }
+
+        router.add("GET", "/api/v1/launch/waterfall", name: "launch-waterfall", authorize: admin) { request in
+            try context.requireAdmin(request)
+            let project = try context.project(for: request)
+            let kindText = request.query["kind"].flatMap { $0.isEmpty ? nil : $0 } ?? "cold"
+            guard let kind = LaunchKind(rawValue: kindText) else {
+                throw HTTPError.badRequest("kind: expected one of \(LaunchKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return .json(encoding: try context.insights.launchWaterfall(projectID: project.id, kind: kind.rawValue,
+                                                                        filter: context.rollupFilter(request)))
+        }
+
         router.add("GET", "/api/v1/compare", name: "compare", authorize: admin) { request in
             try context.requireAdmin(request)
             let project = try context.project(for: request)

@@ -56,6 +56,9 @@ public final class ServerContext: Sendable {
         return project
     }
 
+    /// Flame graphs from stored stacks, symbolicated through ``symbolTables``.
+    public var stackProfiler: StackProfiler { StackProfiler(store: store, symbolTables: symbolTables) }
+
     /// The SHA-256 of ``ServerOptions/metricsToken``, when one was given.
     private var metricsTokenHash: String? { options.metricsToken.map(SecretToken.hash) }
 

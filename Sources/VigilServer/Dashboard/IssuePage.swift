@@ -65,7 +65,12 @@ enum IssuePage {
             html.text(frame.address)
             html.raw("</code></td></tr>")
         }
-        html.raw("</tbody></table><h2>Versions affected</h2><table><thead><tr><th>Version</th><th class=\"num\">Events</th>"
+        html.raw("</tbody></table>")
+        if summary.kind == "hang" {
+            let report = try page.context.stackProfiler.hangs(projectID: page.project.id, filter: RollupFilter(), issueID: summary.id)
+            html.raw(DashboardPictures.flame(report, title: "Sampled stacks of this hang", what: "of this issue's events"))
+        }
+        html.raw("<h2>Versions affected</h2><table><thead><tr><th>Version</th><th class=\"num\">Events</th>"
                  + "<th>First seen</th><th>Last seen</th></tr></thead><tbody>")
         for version in issue.versions {
             html.raw("<tr><td><a href=\"\(page.link("/issues", [("version", version.version)]))\">")

@@ -1,0 +1,74 @@
+import Foundation
+
+/// The stored JSON of one event, for views that read what roll-ups do not keep (stacks, task
+/// spans).
+public struct EventSample: Sendable, Hashable {
+    /// Event id.
+    public var id: String
+    /// When it happened (ms since 1970).
+    public var occurredAt: Int64
+    /// App version.
+    public var appVersion: String
+    /// The event's duration column (hang duration, TTID, …), when it has one.
+    public var durationMs: Double?
+    /// The payload as stored.
+    public var payloadJSON: String
+    /// The `images` array as stored, when the event has one.
+    public var imagesJSON: String?
+}
+
+/// Which stored events a picture is drawn from.
+public struct EventSampleQuery: Sendable, Hashable {
+    /// Event type (`hang`, `frames`, `launch`).
+    public var type: String
+    /// Only this page.
+    public var page: String?
+    /// Only events grouped into this issue.
+    public var issueID: Int64?
+    /// Only payloads containing this text (a cheap pre-filter; the caller still decodes).
+    public var payloadContains: String?
+    /// At most this many events, the most recent first (1…5,000).
+    public var limit: Int
+
+    /// Creates a query.
+    public init(type: String, page: String? = nil, issueID: Int64? = nil, payloadContains: String? = nil, limit: Int = 200) {
+        self.type = type
+        self.page = page
+        self.issueID = issueID
+        self.payloadContains = payloadContains
+        self.limit = limit
+    }
+}
+
+extension ServerStore {
+    /// The most recent events matching `query` and `filter` (version and first day), newest first.
+    ///
+    /// Uses the `(project_id, type, occurred_at)` index (or the issue's) and stops at `limit`
+    /// rows, so its cost is bounded by the rows it reads, not by the table.
+    public func eventSamples(projectID: Int64, query: EventSampleQuery, filter: RollupFilter = RollupFilter()) throws -> [EventSample] {
+        try database.read { connection in
+            var sql = "SELECT id, occurred_at, app_version, duration_ms, payload_json, images_json FROM apm_event "
+                + "WHERE project_id = ? AND type = ?"
+            var arguments: [SQLValue] = [.integer(projectID), .text(query.type)]
+            if let issueID = query.issueID { sql += " AND issue_id = ?"; arguments.append(.integer(issueID)) }
+            // Roll-ups name events without a page `(no page)`; the column holds NULL for them.
+            if let page = query.page {
+                if page == "(no page)" { sql += " AND page IS NULL" } else { sql += " AND page = ?"; arguments.append(.text(page)) }
+            }
+            if let version = filter.version { sql += " AND app_version = ?"; arguments.append(.text(version)) }
+            if let since = filter.sinceDay { sql += " AND occurred_at >= ?"; arguments.append(.integer(since * 86_400_000)) }
+            if let text = query.payloadContains {
+                // instr/strpos instead of LIKE: no wildcard characters to escape in the needle.
+                sql += dialect == .sqlite ? " AND instr(payload_json, ?) > 0" : " AND strpos(payload_json, ?) > 0"
+                arguments.append(.text(text))
+            }
+            sql += " ORDER BY occurred_at DESC, id LIMIT ?"
+            arguments.append(.int(max(1, min(query.limit, 5000))))
+            return try connection.query(sql, arguments).map { row in
+                EventSample(id: row.string("id") ?? "", occurredAt: row.int64("occurred_at"), appVersion: row.string("app_version") ?? "",
+                            durationMs: row["duration_ms"].double, payloadJSON: row.string("payload_json") ?? "{}",
+                            imagesJSON: row.string("images_json"))
+            }
+        }
+    }
+}
