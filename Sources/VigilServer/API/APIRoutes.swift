@@ -154,10 +154,11 @@ enum APIRoutes {
                 return order
             } ?? .events
             let limit = request.query["limit"].flatMap(Int.init) ?? 100
+            let filter = try context.dashboardFilter(request, defaultRange: .all)
             struct Answer: Encodable { var issues: [IssueSummary] }
-            return .json(encoding: Answer(issues: try context.store.issues(projectID: project.id, kind: kind,
-                                                                           version: request.query["version"],
-                                                                           order: order, limit: limit)))
+            return .json(encoding: Answer(issues: try context.insights.issues(projectID: project.id, filter: filter,
+                                                                              now: context.clock.wallNow(), kind: kind,
+                                                                              order: order, limit: limit)))
         }
 
         router.add("GET", "/api/v1/issues/:id", name: "issue", authorize: admin) { request in
@@ -174,32 +175,35 @@ enum APIRoutes {
             try context.requireAdmin(request)
             let project = try context.project(for: request)
             guard let id = request.pathParameters["id"].flatMap(Int64.init) else { throw HTTPError.notFound("no such issue") }
+            let filter = try context.dashboardFilter(request, defaultRange: .all)
             struct Answer: Encodable { var events: [IssueEvent] }
-            return .json(encoding: Answer(events: try context.store.issueEvents(projectID: project.id, issueID: id,
-                                                                                limit: request.query["limit"].flatMap(Int.init) ?? 50)))
+            return .json(encoding: Answer(events: try context.store.issueEvents(
+                projectID: project.id, issueID: id, limit: request.query["limit"].flatMap(Int.init) ?? 50,
+                conditions: filter.eventConditions(now: context.clock.wallNow()))))
         }
 
         router.add("GET", "/api/v1/aggregates/:view", name: "aggregates", authorize: admin) { request in
             try context.requireAdmin(request)
             let project = try context.project(for: request)
-            let filter = context.rollupFilter(request)
+            let filter = try context.dashboardFilter(request, defaultRange: .all)
+            let now = context.clock.wallNow()
             let insights = context.insights
             switch request.pathParameters["view"] ?? "" {
             case "hangs":
                 struct Answer: Encodable { var pages: [HangPageStat] }
-                return .json(encoding: Answer(pages: try insights.hangs(projectID: project.id, filter: filter)))
+                return .json(encoding: Answer(pages: try insights.hangs(projectID: project.id, filter: filter, now: now)))
             case "frames":
                 struct Answer: Encodable { var pages: [FramePageStat] }
-                return .json(encoding: Answer(pages: try insights.frames(projectID: project.id, filter: filter)))
+                return .json(encoding: Answer(pages: try insights.frames(projectID: project.id, filter: filter, now: now)))
             case "network":
                 struct Answer: Encodable { var templates: [NetworkTemplateStat] }
-                return .json(encoding: Answer(templates: try insights.network(projectID: project.id, filter: filter)))
+                return .json(encoding: Answer(templates: try insights.network(projectID: project.id, filter: filter, now: now)))
             case "launch":
                 struct Answer: Encodable { var versions: [LaunchStat]; var trend: [LaunchTrendPoint] }
-                return .json(encoding: Answer(versions: try insights.launches(projectID: project.id, filter: filter),
-                                              trend: try insights.launchTrend(projectID: project.id, filter: filter)))
+                let (versions, trend) = try insights.launches(projectID: project.id, filter: filter, now: now)
+                return .json(encoding: Answer(versions: versions, trend: trend))
             case "overview":
-                return .json(encoding: try insights.overview(projectID: project.id))
+                return .json(encoding: try insights.overview(projectID: project.id, filter: filter, now: now))
             default:
                 throw HTTPError.notFound("no aggregate view \"\(request.pathParameters["view"]?.prefix(40) ?? "")\"; "
                                          + "expected hangs, frames, network, launch or overview")
@@ -212,9 +216,11 @@ enum APIRoutes {
             guard let base = request.query["base"], let target = request.query["target"], !base.isEmpty, !target.isEmpty else {
                 throw HTTPError.badRequest("compare needs ?base=VERSION&target=VERSION")
             }
+            let filter = try context.dashboardFilter(request, defaultRange: .all)
             struct Answer: Encodable { var base: String; var target: String; var rows: [ComparisonRow] }
             return .json(encoding: Answer(base: base, target: target,
-                                          rows: try context.insights.compare(projectID: project.id, base: base, target: target)))
+                                          rows: try context.insights.compare(projectID: project.id, base: base, target: target,
+                                                                             filter: filter, now: context.clock.wallNow())))
         }
 
         // O(1) in the number of stored events: the counts come from `event_counts`, kept by the

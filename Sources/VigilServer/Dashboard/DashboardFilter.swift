@@ -268,6 +268,12 @@ public struct DashboardFilter: Sendable, Hashable {
         public var sql: String
         /// The parameters of `sql`'s placeholders, in order.
         public var arguments: [SQLValue]
+
+        /// Conditions and their parameters; by default none.
+        public init(sql: String = "", arguments: [SQLValue] = []) {
+            self.sql = sql
+            self.arguments = arguments
+        }
     }
 
     /// The filter's conditions on `apm_event` (columns `occurred_at`, `app_version`,

@@ -68,14 +68,17 @@ enum IssuePage {
         html.raw("</tbody></table><h2>Versions affected</h2><table><thead><tr><th>Version</th><th class=\"num\">Events</th>"
                  + "<th>First seen</th><th>Last seen</th></tr></thead><tbody>")
         for version in issue.versions {
-            html.raw("<tr><td><a href=\"\(page.link("/issues", [("version", version.version)]))\">")
+            var filter = page.filter
+            filter.release = version.version
+            html.raw("<tr><td><a href=\"\(page.link("/issues", filter: filter))\">")
             html.text(version.version)
             html.raw("</a></td><td class=\"num\">\(version.events)</td><td>\(DashboardPage.time(version.firstSeen))</td>"
                      + "<td>\(DashboardPage.time(version.lastSeen))</td></tr>")
         }
-        html.raw("</tbody></table><h2>Latest events</h2><table><thead><tr><th>Time</th><th>Version</th><th>Device</th><th>OS</th>"
+        html.raw("</tbody></table><h2>Latest events in this time range and filter</h2><table><thead><tr><th>Time</th><th>Version</th><th>Device</th><th>OS</th>"
                  + "<th>Page</th><th class=\"num\">Duration</th></tr></thead><tbody>")
-        for event in try page.context.store.issueEvents(projectID: page.project.id, issueID: summary.id, limit: 25) {
+        for event in try page.context.store.issueEvents(projectID: page.project.id, issueID: summary.id, limit: 25,
+                                                        conditions: page.filter.eventConditions(now: page.now)) {
             html.raw("<tr><td>\(DashboardPage.time(event.time))</td><td>")
             html.text("\(event.appVersion) (\(event.appBuild))")
             html.raw("</td><td>")
@@ -89,6 +92,7 @@ enum IssuePage {
         html.raw("</tbody></table><p class=\"muted\">Fingerprint <code>")
         html.text(summary.fingerprint)
         html.raw("</code></p>")
-        return page.render(title: summary.title, active: "/issues", body: html.output)
+        return try page.render(title: summary.title, active: "/issues", body: html.output,
+                               note: "The counts, stack and versions are the issue's whole history; the latest events follow the filter.")
     }
 }
