@@ -194,8 +194,8 @@ public struct DashboardFilter: Sendable, Hashable {
         return dayString(Int64(millis / 86_400_000) - (end ? 1 : 0))
     }
 
-    /// `YYYY-MM-DD` of a day number.
-    static func dayString(_ day: Int64) -> String {
+    /// `YYYY-MM-DD` of a day number (days since 1970, UTC), as `from` and `to` take it.
+    public static func dayString(_ day: Int64) -> String {
         let date = CivilCalendar.date(days: day)
         return String(format: "%04lld-%02lld-%02lld", date.year, date.month, date.day)
     }
