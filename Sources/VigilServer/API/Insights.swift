@@ -172,7 +172,12 @@ public struct Insights: Sendable {
             }
             pages[row.dimension] = stat
         }
-        return pages.values.map { stat in
+        return Self.ranked(Array(pages.values))
+    }
+
+    /// `pages` with their ratios computed, worst first (slow ratio, frozen frames weighing ten times).
+    static func ranked(_ pages: [FramePageStat]) -> [FramePageStat] {
+        pages.map { stat in
             var stat = stat
             let frames = Double(max(1, stat.frames))
             stat.slowRatio = Double(stat.slow) / frames
@@ -243,8 +248,11 @@ public struct Insights: Sendable {
         }.sorted { ($0.day, $0.version) < ($1.day, $1.version) }
     }
 
-    /// What got worse (and better) from version `base` to version `target`.
-    public func compare(projectID: Int64, base: String, target: String, threshold: Double = 0.10) throws -> [ComparisonRow] {
+    /// What got worse (and better) from version `base` to version `target`, each version's
+    /// figures narrowed by `filter` (its time range, OS version, device model and page; its
+    /// release is replaced by the version compared).
+    public func compare(projectID: Int64, base: String, target: String, filter: DashboardFilter = DashboardFilter(range: .all),
+                        now: Date = Date(), threshold: Double = 0.10) throws -> [ComparisonRow] {
         var rows: [ComparisonRow] = []
         func row(_ area: String, _ dimension: String, _ measure: String, _ left: Double?, _ right: Double?, higherIsWorse: Bool = true) {
             guard left != nil || right != nil else { return }
@@ -255,40 +263,45 @@ public struct Insights: Sendable {
             rows.append(ComparisonRow(area: area, dimension: dimension, measure: measure, base: left, target: right,
                                       change: change, worse: worse))
         }
-        let baseFilter = RollupFilter(version: base)
-        let targetFilter = RollupFilter(version: target)
+        var baseFilter = filter
+        baseFilter.release = base
+        var targetFilter = filter
+        targetFilter.release = target
+        let launchesBase = try launches(projectID: projectID, filter: baseFilter, now: now)
+        let launchesTarget = try launches(projectID: projectID, filter: targetFilter, now: now)
         // Rates per launch make versions with different audiences comparable.
-        let baseLaunches = Double(try store.rollupSums(projectID: projectID, metrics: ["launch"], filter: baseFilter).reduce(0) { $0 + $1.count })
-        let targetLaunches = Double(try store.rollupSums(projectID: projectID, metrics: ["launch"], filter: targetFilter).reduce(0) { $0 + $1.count })
+        let baseLaunches = Double(launchesBase.versions.reduce(0) { $0 + $1.launches })
+        let targetLaunches = Double(launchesTarget.versions.reduce(0) { $0 + $1.launches })
         func rate(_ count: Int64?, _ launches: Double) -> Double? {
             guard let count else { return nil }
             return launches > 0 ? Double(count) / launches : Double(count)
         }
         let measure = baseLaunches > 0 && targetLaunches > 0 ? "per launch" : "count"
-        let baseHangs = Dictionary(uniqueKeysWithValues: try hangs(projectID: projectID, filter: baseFilter).map { ($0.page, $0) })
-        let targetHangs = Dictionary(uniqueKeysWithValues: try hangs(projectID: projectID, filter: targetFilter).map { ($0.page, $0) })
+        let baseHangs = Dictionary(uniqueKeysWithValues: try hangs(projectID: projectID, filter: baseFilter, now: now).map { ($0.page, $0) })
+        let targetHangs = Dictionary(uniqueKeysWithValues: try hangs(projectID: projectID, filter: targetFilter, now: now).map { ($0.page, $0) })
         for page in Set(baseHangs.keys).union(targetHangs.keys).sorted() {
             row("hangs", page, "hangs \(measure)", rate(baseHangs[page]?.hangs, baseLaunches), rate(targetHangs[page]?.hangs, targetLaunches))
         }
-        let crashesBase = try store.rollupSums(projectID: projectID, metrics: ["crash"], filter: baseFilter)
-        let crashesTarget = try store.rollupSums(projectID: projectID, metrics: ["crash"], filter: targetFilter)
-        for kind in Set(crashesBase.map(\.dimension)).union(crashesTarget.map(\.dimension)).sorted() {
-            row("crashes", kind, "crashes \(measure)", rate(crashesBase.first { $0.dimension == kind }?.count, baseLaunches),
-                rate(crashesTarget.first { $0.dimension == kind }?.count, targetLaunches))
+        let crashesBase = try crashes(projectID: projectID, filter: baseFilter, now: now)
+        let crashesTarget = try crashes(projectID: projectID, filter: targetFilter, now: now)
+        for kind in Set(crashesBase.keys).union(crashesTarget.keys).sorted() {
+            row("crashes", kind, "crashes \(measure)", rate(crashesBase[kind], baseLaunches), rate(crashesTarget[kind], targetLaunches))
         }
-        let networkBase = Dictionary(uniqueKeysWithValues: try network(projectID: projectID, filter: baseFilter).map { ($0.template, $0) })
-        let networkTarget = Dictionary(uniqueKeysWithValues: try network(projectID: projectID, filter: targetFilter).map { ($0.template, $0) })
+        let networkBase = Dictionary(uniqueKeysWithValues: try network(projectID: projectID, filter: baseFilter, now: now).map { ($0.template, $0) })
+        let networkTarget = Dictionary(uniqueKeysWithValues: try network(projectID: projectID, filter: targetFilter, now: now).map { ($0.template, $0) })
         for template in Set(networkBase.keys).union(networkTarget.keys).sorted() {
             row("network", template, "p95 ms", networkBase[template]?.p95Ms, networkTarget[template]?.p95Ms)
         }
-        let launchesBase = try launches(projectID: projectID, filter: baseFilter)
-        let launchesTarget = try launches(projectID: projectID, filter: targetFilter)
-        for kind in Set(launchesBase.map(\.kind)).union(launchesTarget.map(\.kind)).sorted() {
-            row("launch", kind, "TTID p50 ms", launchesBase.first { $0.kind == kind }?.ttidP50Ms,
-                launchesTarget.first { $0.kind == kind }?.ttidP50Ms)
+        // Launch kinds over every version of the side (one version per side here).
+        func byKind(_ stats: [LaunchStat]) -> [String: Double] {
+            Dictionary(stats.compactMap { stat in stat.ttidP50Ms.map { (stat.kind, $0) } }, uniquingKeysWith: { first, _ in first })
         }
-        let framesBase = Dictionary(uniqueKeysWithValues: try frames(projectID: projectID, filter: baseFilter).map { ($0.page, $0) })
-        let framesTarget = Dictionary(uniqueKeysWithValues: try frames(projectID: projectID, filter: targetFilter).map { ($0.page, $0) })
+        let kindsBase = byKind(launchesBase.versions), kindsTarget = byKind(launchesTarget.versions)
+        for kind in Set(launchesBase.versions.map(\.kind)).union(launchesTarget.versions.map(\.kind)).sorted() {
+            row("launch", kind, "TTID p50 ms", kindsBase[kind], kindsTarget[kind])
+        }
+        let framesBase = Dictionary(uniqueKeysWithValues: try frames(projectID: projectID, filter: baseFilter, now: now).map { ($0.page, $0) })
+        let framesTarget = Dictionary(uniqueKeysWithValues: try frames(projectID: projectID, filter: targetFilter, now: now).map { ($0.page, $0) })
         for page in Set(framesBase.keys).union(framesTarget.keys).sorted() {
             row("frames", page, "slow frame ratio", framesBase[page]?.slowRatio, framesTarget[page]?.slowRatio)
         }

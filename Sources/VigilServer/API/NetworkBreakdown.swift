@@ -64,14 +64,17 @@ public struct NetworkBreakdown: Sendable {
     /// as `*`) over the last `days` days before `now`, for app `version` when given.
     public func breakdown(projectID: Int64, template: String? = nil, version: String? = nil, days: Int = 7,
                           now: Date = Date()) throws -> Result {
-        let since = Int64((now.timeIntervalSince1970 - Double(max(1, days)) * 86_400) * 1000)
-        var sql = "SELECT app_version, context_json, payload_json FROM apm_event WHERE project_id = ? AND type = 'network' "
-            + "AND occurred_at >= ?"
-        var arguments: [SQLValue] = [.integer(projectID), .integer(since)]
-        if let version {
-            sql += " AND app_version = ?"
-            arguments.append(.text(version))
-        }
+        try breakdown(projectID: projectID, template: template,
+                      filter: DashboardFilter(range: .recent(hours: max(1, days) * 24), release: version), now: now)
+    }
+
+    /// The breakdown of `template` (nil: every template, plus all requests as `*`) over the
+    /// network events `filter` selects (its time range, release, OS version, device model, page).
+    public func breakdown(projectID: Int64, template: String? = nil, filter: DashboardFilter, now: Date = Date()) throws -> Result {
+        let conditions = filter.eventConditions(now: now)
+        var sql = "SELECT app_version, context_json, payload_json FROM apm_event WHERE project_id = ? AND type = 'network'"
+            + conditions.sql
+        var arguments: [SQLValue] = [.integer(projectID)] + conditions.arguments
         sql += " ORDER BY occurred_at DESC LIMIT ?"
         arguments.append(.integer(Int64(maximumEvents) + 1))
         let rows = try store.database.read { connection in try connection.query(sql, arguments) }

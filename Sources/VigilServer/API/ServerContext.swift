@@ -119,14 +119,12 @@ public final class ServerContext: Sendable {
         return project
     }
 
-    /// The request's filter for roll-ups: `?version=` and `?days=`.
-    public func rollupFilter(_ request: HTTPRequest) -> RollupFilter {
-        var filter = RollupFilter()
-        if let version = request.query["version"], !version.isEmpty { filter.version = version }
-        if let days = request.query["days"].flatMap(Int64.init), days > 0 {
-            let today = Int64(clock.wallNow().timeIntervalSince1970 / 86_400)
-            filter.sinceDay = today - days + 1
+    /// The request's ``DashboardFilter``; 400 `bad_filter` naming the parameter when it cannot be read.
+    public func dashboardFilter(_ request: HTTPRequest, defaultRange: DashboardFilter.TimeRange) throws -> DashboardFilter {
+        do {
+            return try DashboardFilter(query: request.query, defaultRange: defaultRange)
+        } catch {
+            throw HTTPError.badRequest("\(error)", code: "bad_filter")
         }
-        return filter
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import VigilCore
 
 /// Builds flame graphs from stored events: reads the most recent hang (or frame) events that
@@ -25,12 +26,12 @@ public struct StackProfiler: Sendable {
     /// Deepest level kept below the root.
     public static let maximumDepth = 64
 
-    /// Hang events' sampled stacks (each stack weighted by its sample count), optionally of one
-    /// page or one hang issue.
-    public func hangs(projectID: Int64, filter: RollupFilter, page: String? = nil, issueID: Int64? = nil) throws -> FlameGraphReport {
-        let events = try store.eventSamples(projectID: projectID, query: EventSampleQuery(type: "hang", page: page, issueID: issueID,
+    /// Hang events' sampled stacks (each stack weighted by its sample count) within `filter`
+    /// (its page included), optionally of one hang issue.
+    public func hangs(projectID: Int64, filter: DashboardFilter, now: Date, issueID: Int64? = nil) throws -> FlameGraphReport {
+        let events = try store.eventSamples(projectID: projectID, query: EventSampleQuery(type: "hang", issueID: issueID,
                                                                                           limit: FlameGraphReport.eventLimit),
-                                            filter: filter)
+                                            filter: filter, now: now)
         return build(source: "hangs", projectID: projectID, events: events) { payload in
             guard case .hang(let hang) = payload else { return [] }
             if !hang.stacks.isEmpty { return hang.stacks.map { ($0.frames, Int64(max(0, $0.count))) } }
@@ -38,12 +39,11 @@ public struct StackProfiler: Sendable {
         }
     }
 
-    /// Frozen frames' main-thread stacks (one sample per frozen frame), optionally of one page.
-    public func frozenFrames(projectID: Int64, filter: RollupFilter, page: String? = nil) throws -> FlameGraphReport {
-        let events = try store.eventSamples(projectID: projectID, query: EventSampleQuery(type: "frames", page: page,
-                                                                                          payloadContains: "\"stack\"",
+    /// Frozen frames' main-thread stacks (one sample per frozen frame) within `filter`.
+    public func frozenFrames(projectID: Int64, filter: DashboardFilter, now: Date) throws -> FlameGraphReport {
+        let events = try store.eventSamples(projectID: projectID, query: EventSampleQuery(type: "frames", payloadContains: "\"stack\"",
                                                                                           limit: FlameGraphReport.eventLimit),
-                                            filter: filter)
+                                            filter: filter, now: now)
         return build(source: "frozen", projectID: projectID, events: events) { payload in
             guard case .frames(let frames) = payload else { return [] }
             let each = (frames.frozenFrames ?? []).compactMap { $0.stack }.filter { !$0.isEmpty }

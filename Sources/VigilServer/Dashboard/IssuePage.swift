@@ -67,20 +67,25 @@ enum IssuePage {
         }
         html.raw("</tbody></table>")
         if summary.kind == "hang" {
-            let report = try page.context.stackProfiler.hangs(projectID: page.project.id, filter: RollupFilter(), issueID: summary.id)
-            html.raw(DashboardPictures.flame(report, title: "Sampled stacks of this hang", what: "of this issue's events"))
+            // The issue's own events within the filter, like the latest events below.
+            let report = try page.context.stackProfiler.hangs(projectID: page.project.id, filter: page.filter, now: page.now,
+                                                              issueID: summary.id)
+            html.raw(DashboardPictures.flame(report, title: "Sampled stacks of this hang", what: "of this issue's events in the range"))
         }
         html.raw("<h2>Versions affected</h2><table><thead><tr><th>Version</th><th class=\"num\">Events</th>"
                  + "<th>First seen</th><th>Last seen</th></tr></thead><tbody>")
         for version in issue.versions {
-            html.raw("<tr><td><a href=\"\(page.link("/issues", [("version", version.version)]))\">")
+            var filter = page.filter
+            filter.release = version.version
+            html.raw("<tr><td><a href=\"\(page.link("/issues", filter: filter))\">")
             html.text(version.version)
             html.raw("</a></td><td class=\"num\">\(version.events)</td><td>\(DashboardPage.time(version.firstSeen))</td>"
                      + "<td>\(DashboardPage.time(version.lastSeen))</td></tr>")
         }
-        html.raw("</tbody></table><h2>Latest events</h2><table><thead><tr><th>Time</th><th>Version</th><th>Device</th><th>OS</th>"
+        html.raw("</tbody></table><h2>Latest events in this time range and filter</h2><table><thead><tr><th>Time</th><th>Version</th><th>Device</th><th>OS</th>"
                  + "<th>Page</th><th class=\"num\">Duration</th></tr></thead><tbody>")
-        for event in try page.context.store.issueEvents(projectID: page.project.id, issueID: summary.id, limit: 25) {
+        for event in try page.context.store.issueEvents(projectID: page.project.id, issueID: summary.id, limit: 25,
+                                                        conditions: page.filter.eventConditions(now: page.now)) {
             html.raw("<tr><td>\(DashboardPage.time(event.time))</td><td>")
             html.text("\(event.appVersion) (\(event.appBuild))")
             html.raw("</td><td>")
@@ -94,6 +99,7 @@ enum IssuePage {
         html.raw("</tbody></table><p class=\"muted\">Fingerprint <code>")
         html.text(summary.fingerprint)
         html.raw("</code></p>")
-        return page.render(title: summary.title, active: "/issues", body: html.output)
+        return try page.render(title: summary.title, active: "/issues", body: html.output,
+                               note: "The counts, stack and versions are the issue's whole history; the flame graph and the latest events follow the filter.")
     }
 }

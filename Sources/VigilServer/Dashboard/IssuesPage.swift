@@ -6,8 +6,8 @@ enum IssuesPage {
         let request = page.request
         let kind = request.query["kind"].flatMap { $0 == "crash" || $0 == "hang" ? $0 : nil }
         let order = request.query["sort"].flatMap(IssueOrder.init(rawValue:)) ?? .events
-        let version = request.query["version"].flatMap { $0.isEmpty ? nil : $0 }
-        let issues = try page.context.store.issues(projectID: page.project.id, kind: kind, version: version, order: order, limit: 200)
+        let issues = try page.context.insights.issues(projectID: page.project.id, filter: page.filter, now: page.now, kind: kind,
+                                                      order: order, limit: 200)
         var html = HTML()
         html.raw("<p class=\"tabs\">")
         for (label, value) in [("All", nil), ("Crashes", "crash"), ("Hangs", "hang")] as [(String, String?)] {
@@ -21,18 +21,14 @@ enum IssuesPage {
             if let kind { query.append(("kind", kind)) }
             html.raw("<a href=\"\(page.link("/issues", query))\"\(option == order ? " class=\"active\"" : "")>\(option.rawValue)</a>")
         }
-        if let version {
-            html.raw(" · version ")
-            html.text(version)
-        }
         html.raw("</p>")
         html.raw(table(issues, page: page))
-        return page.render(title: "Issues", active: "/issues", body: html.output)
+        return try page.render(title: "Issues", active: "/issues", body: html.output)
     }
 
     /// The issue table (also on the overview).
     static func table(_ issues: [IssueSummary], page: DashboardPage) -> String {
-        guard !issues.isEmpty else { return "<p class=\"empty\">No crashes or hangs yet.</p>" }
+        guard !issues.isEmpty else { return "<p class=\"empty\">No crashes or hangs in this time range and filter.</p>" }
         var html = HTML()
         html.raw("<table><thead><tr><th>Issue</th><th>Kind</th><th class=\"num\">Events</th><th class=\"num\">Users</th>"
                  + "<th>Versions</th><th>First seen</th><th>Last seen</th></tr></thead><tbody>")

@@ -3,40 +3,16 @@ import VigilCore
 
 /// `/hangs`, `/network`, `/launch`, `/frames`: the roll-up views with their charts.
 enum MetricPages {
-    static func versionNote(_ page: DashboardPage) -> String {
-        guard let version = page.request.query["version"], !version.isEmpty else { return "" }
-        return "<p class=\"muted\">Version " + HTML.escape(version) + "</p>"
-    }
-
-    /// The page (screen) the request narrows to with `?page=`, if any.
-    static func selectedPage(_ page: DashboardPage) -> String? {
-        page.request.query["page"].flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    /// Query arguments narrowing to `name`, keeping the version and days in force.
-    static func pageLinkArguments(_ page: DashboardPage, _ name: String?) -> [(String, String)] {
-        var arguments: [(String, String)] = []
-        for key in ["version", "days"] {
-            if let value = page.request.query[key], !value.isEmpty { arguments.append((key, value)) }
-        }
-        return arguments + (name.map { [("page", $0)] } ?? [])
-    }
-
-    /// Which page the pictures below are narrowed to, with a link back to every page.
-    static func focusNote(_ page: DashboardPage, _ focus: String?, path: String) -> String {
-        guard let focus else { return "<p class=\"muted\">Pictures below: every page (pick a page in the table to narrow them).</p>" }
-        var html = HTML()
-        html.raw("<p class=\"focus\">Pictures below: page <b>")
-        html.text(focus)
-        html.raw("</b> · <a href=\"\(page.link(path, pageLinkArguments(page, nil)))\">every page</a></p>")
-        return html.output
+    /// A link to `path` narrowed to the app page `name`, the rest of the filter kept.
+    static func pageLink(_ page: DashboardPage, _ path: String, _ name: String) -> String {
+        var filter = page.filter
+        filter.page = name
+        return page.link(path, filter: filter)
     }
 
     static func hangs(_ page: DashboardPage) throws -> HTTPResponse {
-        let filter = page.context.rollupFilter(page.request)
-        let pages = try page.context.insights.hangs(projectID: page.project.id, filter: filter)
+        let pages = try page.context.insights.hangs(projectID: page.project.id, filter: page.filter, now: page.now)
         var html = HTML()
-        html.raw(versionNote(page))
         html.raw("<h2>Total hang time by page</h2>")
         html.raw(SVGChart.bars(pages.prefix(20).map { SVGChart.Bar(label: $0.page, value: $0.totalMs / 1000,
                                                                    caption: String(format: "%.1f s in %d hangs", $0.totalMs / 1000, $0.hangs)) },
@@ -44,27 +20,24 @@ enum MetricPages {
         html.raw("<table><thead><tr><th>Page</th><th class=\"num\">Hangs</th><th class=\"num\">Total</th><th class=\"num\">p50</th>"
                  + "<th class=\"num\">p95</th></tr></thead><tbody>")
         for stat in pages {
-            html.raw("<tr><td><a href=\"\(page.link("/hangs", pageLinkArguments(page, stat.page)))\">")
+            html.raw("<tr><td><a href=\"\(pageLink(page, "/hangs", stat.page))\">")
             html.text(stat.page)
             html.raw("</a></td><td class=\"num\">\(stat.hangs)</td><td class=\"num\">\(DashboardPage.ms(stat.totalMs))</td>"
                      + "<td class=\"num\">\(DashboardPage.ms(stat.p50Ms))</td><td class=\"num\">\(DashboardPage.ms(stat.p95Ms))</td></tr>")
         }
         html.raw("</tbody></table><p><a href=\"\(page.link("/issues", [("kind", "hang")]))\">Hang issues and their stacks →</a></p>")
-        let focus = selectedPage(page)
-        html.raw(focusNote(page, focus, path: "/hangs"))
+        let focus = page.filter.page.map { " on \($0)" } ?? " (every page; pick one in the table to narrow)"
         html.raw(DashboardPictures.distribution(try page.context.insights.distribution(projectID: page.project.id, metric: "hang.duration",
-                                                                                       dimension: focus, filter: filter),
-                                                title: "Hang durations" + (focus.map { " on \($0)" } ?? "")))
-        html.raw(DashboardPictures.flame(try page.context.stackProfiler.hangs(projectID: page.project.id, filter: filter, page: focus),
-                                         title: "Where the main thread was during hangs" + (focus.map { " on \($0)" } ?? ""),
-                                         what: "hang events"))
-        return page.render(title: "Hangs by page", active: "/hangs", body: html.output)
+                                                                                       filter: page.filter, now: page.now),
+                                                title: "Hang durations" + focus))
+        html.raw(DashboardPictures.flame(try page.context.stackProfiler.hangs(projectID: page.project.id, filter: page.filter, now: page.now),
+                                         title: "Where the main thread was during hangs" + focus, what: "hang events"))
+        return try page.render(title: "Hangs by page", active: "/hangs", body: html.output)
     }
 
     static func network(_ page: DashboardPage) throws -> HTTPResponse {
-        let templates = try page.context.insights.network(projectID: page.project.id, filter: page.context.rollupFilter(page.request))
+        let templates = try page.context.insights.network(projectID: page.project.id, filter: page.filter, now: page.now)
         var html = HTML()
-        html.raw(versionNote(page))
         html.raw("<h2>Where the time goes (mean per phase), slowest p95 first</h2>")
         html.raw(SVGChart.stacked(templates.prefix(20).map { stat in
             SVGChart.Stack(label: stat.template, segments: [("DNS", stat.phases.dns ?? 0), ("TCP", stat.phases.connect ?? 0),
@@ -85,15 +58,13 @@ enum MetricPages {
         }
         html.raw("</tbody></table><p><a href=\"\(page.link("/network/breakdown"))\">By app version and network type →</a></p>")
         html.raw(DashboardPictures.distribution(try page.context.insights.distribution(projectID: page.project.id, metric: "network.total",
-                                                                                       filter: page.context.rollupFilter(page.request)),
+                                                                                       filter: page.filter, now: page.now),
                                                 title: "Request latency, all requests"))
-        return page.render(title: "Slow requests", active: "/network", body: html.output)
+        return try page.render(title: "Slow requests", active: "/network", body: html.output)
     }
 
     static func launch(_ page: DashboardPage) throws -> HTTPResponse {
-        let filter = page.context.rollupFilter(page.request)
-        let stats = try page.context.insights.launches(projectID: page.project.id, filter: filter)
-        let trend = try page.context.insights.launchTrend(projectID: page.project.id, filter: filter)
+        let (stats, trend) = try page.context.insights.launches(projectID: page.project.id, filter: page.filter, now: page.now)
         var html = HTML()
         html.raw("<h2>Cold launch TTID p50 per day</h2>")
         let days = Array(Set(trend.map(\.day))).sorted()
@@ -117,33 +88,31 @@ enum MetricPages {
         }
         html.raw("</tbody></table><p class=\"muted\">Prewarmed launches are their own kind and stay out of cold statistics.</p>")
         let kind = page.request.query["kind"].flatMap { LaunchKind(rawValue: $0)?.rawValue } ?? "cold"
-        let waterfall = try page.context.insights.launchWaterfall(projectID: page.project.id, kind: kind, filter: filter)
+        let waterfall = try page.context.insights.launchWaterfall(projectID: page.project.id, kind: kind, filter: page.filter, now: page.now)
         html.raw("<h2>Launch phases per release (\(kind))</h2><p class=\"muted\">Each bar ends at the median time from the launch's "
-                 + "start to that mark; marks are medians on their own, so a bar's length is not the median of its phase.</p>")
+                 + "start to that mark; the marks' medians are taken one by one, so a bar's length is not the median of its phase.</p>")
         html.raw(DashboardPictures.phases(waterfall))
         html.raw(DashboardPictures.distribution(try page.context.insights.distribution(projectID: page.project.id, metric: "launch.ttid",
-                                                                                       dimension: kind, filter: filter),
+                                                                                       dimension: kind, filter: page.filter, now: page.now),
                                                 title: "Time to initial display (\(kind))"))
         html.raw("<h2>Tasks of a typical launch</h2>")
         if let typical = waterfall.typical {
             html.raw("<p class=\"muted typical-launch\">")
             html.text("The launch with the median TTID (\(DashboardPage.ms(typical.ttidMs))) among the \(typical.candidates) most recent "
-                      + "with task spans: version \(typical.version), \(typical.kind). Critical path (outlined): "
+                      + "with task spans: version \(typical.version), \(typical.kind). Critical path (outlined in red): "
                       + typical.timeline.criticalPath.joined(separator: " → ")
                       + " (\(SVGChart.format(typical.timeline.criticalPathMs)) ms).")
             html.raw("</p>")
             html.raw(DashboardPictures.tasks(typical))
         } else {
-            html.raw("<p class=\"empty\">No launch carried task spans (the <code>VigilLaunch</code> task graph records them).</p>")
+            html.raw("<p class=\"empty\">No launch in this range carried task spans (a <code>VigilLaunch</code> task graph records them).</p>")
         }
-        return page.render(title: "Launch time by version", active: "/launch", body: html.output)
+        return try page.render(title: "Launch time by version", active: "/launch", body: html.output)
     }
 
     static func frames(_ page: DashboardPage) throws -> HTTPResponse {
-        let filter = page.context.rollupFilter(page.request)
-        let pages = try page.context.insights.frames(projectID: page.project.id, filter: filter)
+        let pages = try page.context.insights.frames(projectID: page.project.id, filter: page.filter, now: page.now)
         var html = HTML()
-        html.raw(versionNote(page))
         html.raw("<h2>Slow frames per rendered frame</h2>")
         html.raw(SVGChart.bars(pages.prefix(20).map { SVGChart.Bar(label: $0.page, value: $0.slowRatio,
                                                                    caption: "\(DashboardPage.percent($0.slowRatio)) slow, \($0.frozen) frozen") },
@@ -152,22 +121,22 @@ enum MetricPages {
                  + "<th class=\"num\">Severe</th><th class=\"num\">Frozen</th><th class=\"num\">Slow ratio</th><th class=\"num\">Frozen ratio</th>"
                  + "</tr></thead><tbody>")
         for stat in pages {
-            html.raw("<tr><td><a href=\"\(page.link("/frames", pageLinkArguments(page, stat.page)))\">")
+            html.raw("<tr><td><a href=\"\(pageLink(page, "/frames", stat.page))\">")
             html.text(stat.page)
             html.raw("</a></td><td class=\"num\">\(stat.frames)</td><td class=\"num\">\(stat.dropped)</td><td class=\"num\">\(stat.slow)</td>"
                      + "<td class=\"num\">\(stat.severe)</td><td class=\"num\">\(stat.frozen)</td>"
                      + "<td class=\"num\">\(DashboardPage.percent(stat.slowRatio))</td><td class=\"num\">\(DashboardPage.percent(stat.frozenRatio))</td></tr>")
         }
         html.raw("</tbody></table>")
-        let focus = selectedPage(page)
-        html.raw(focusNote(page, focus, path: "/frames"))
+        let focus = page.filter.page.map { " on \($0)" } ?? " (every page; pick one in the table to narrow)"
         html.raw(DashboardPictures.distribution(try page.context.insights.distribution(projectID: page.project.id,
                                                                                        metric: "frames.frozen.duration",
-                                                                                       dimension: focus, filter: filter),
-                                                title: "Frozen frame durations" + (focus.map { " on \($0)" } ?? "")))
-        html.raw(DashboardPictures.flame(try page.context.stackProfiler.frozenFrames(projectID: page.project.id, filter: filter, page: focus),
-                                         title: "Where the main thread was during frozen frames" + (focus.map { " on \($0)" } ?? ""),
+                                                                                       filter: page.filter, now: page.now),
+                                                title: "Frozen frame durations" + focus))
+        html.raw(DashboardPictures.flame(try page.context.stackProfiler.frozenFrames(projectID: page.project.id, filter: page.filter,
+                                                                                     now: page.now),
+                                         title: "Where the main thread was during frozen frames" + focus,
                                          what: "frame events with frozen-frame stacks"))
-        return page.render(title: "Frame health by page", active: "/frames", body: html.output)
+        return try page.render(title: "Frame health by page", active: "/frames", body: html.output)
     }
 }

@@ -5,12 +5,21 @@
 /// Times are milliseconds since 1970 (UTC) in `BIGINT` columns; JSON is stored as `TEXT`.
 enum Schema {
     /// The version this server writes.
-    static let currentVersion = 5
+    static let currentVersion = 8
 
     /// Migration `n` (1-based) brings a database at version `n - 1` to `n`.
     static func migrations(_ dialect: SQLDialect) -> [[String]] {
-        [version1(dialect), version2, version3(dialect), version4, version5(dialect)]
+        [version1(dialect), version2, version3(dialect), version4, version5(dialect), [], [], version8]
     }
+
+    /// Version 8: dashboard filters by OS version and device model read `apm_event` itself
+    /// (the roll-ups are kept by metric, dimension, app version and day only); these indexes
+    /// let such a view read only the matching events of one type in a time range, and list the
+    /// values seen (a few index seeks per distinct value). Cost: two index entries per stored event.
+    private static let version8 = [
+        "CREATE INDEX apm_event_os ON apm_event (project_id, os_version, type, occurred_at)",
+        "CREATE INDEX apm_event_device ON apm_event (project_id, device_model, type, occurred_at)",
+    ]
 
     /// Version 5: release health. `apm_event.user_key` is who an event counts as for distinct
     /// users (its user id, else its install id); `rollup_sketches` holds one row per touched

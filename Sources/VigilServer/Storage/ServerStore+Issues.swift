@@ -111,6 +111,18 @@ extension ServerStore {
         }
     }
 
+    /// The project's issues with ids in `ids`, by id (ids of other projects are left out).
+    public func issues(projectID: Int64, ids: [Int64]) throws -> [Int64: IssueSummary] {
+        guard !ids.isEmpty else { return [:] }
+        return try database.read { connection in
+            let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+            let rows = try connection.query("SELECT * FROM issues WHERE project_id = ? AND id IN (\(marks))",
+                                            [.integer(projectID)] + ids.map { .integer($0) })
+            let versions = try Self.versionNames(on: connection, issueIDs: rows.map { $0.int64("id") })
+            return Dictionary(uniqueKeysWithValues: rows.map { ($0.int64("id"), Self.summary($0, versions: versions[$0.int64("id")] ?? [])) })
+        }
+    }
+
     /// One issue with its details, or nil.
     public func issue(projectID: Int64, id: Int64) throws -> IssueDetail? {
         try database.read { connection in
@@ -132,13 +144,14 @@ extension ServerStore {
         }
     }
 
-    /// The latest events of an issue.
-    public func issueEvents(projectID: Int64, issueID: Int64, limit: Int = 50) throws -> [IssueEvent] {
+    /// The latest events of an issue, narrowed by `conditions` on `apm_event` (a dashboard filter's).
+    public func issueEvents(projectID: Int64, issueID: Int64, limit: Int = 50,
+                            conditions: DashboardFilter.SQLFragment = DashboardFilter.SQLFragment()) throws -> [IssueEvent] {
         try database.read { connection in
             try connection.query("""
                 SELECT id, occurred_at, app_version, app_build, os, os_version, device_model, page, session_id, duration_ms
-                FROM apm_event WHERE issue_id = ? AND project_id = ? ORDER BY occurred_at DESC, id LIMIT ?
-                """, [.integer(issueID), .integer(projectID), .int(max(1, min(limit, 1000)))]).map { row in
+                FROM apm_event WHERE issue_id = ? AND project_id = ?\(conditions.sql) ORDER BY occurred_at DESC, id LIMIT ?
+                """, [.integer(issueID), .integer(projectID)] + conditions.arguments + [.int(max(1, min(limit, 1000)))]).map { row in
                 IssueEvent(id: row.string("id") ?? "", time: ServerStore.date(row.int64("occurred_at")),
                            appVersion: row.string("app_version") ?? "", appBuild: row.string("app_build") ?? "",
                            os: row.string("os") ?? "", osVersion: row.string("os_version") ?? "",

@@ -2,16 +2,18 @@ import Foundation
 import VigilCore
 
 extension ServerStore {
-    /// Release health of the project since `sinceDay` (days since 1970; nil: everything):
+    /// Release health of the project from `sinceDay` to `untilDay` (days since 1970, both
+    /// included; nil: open), of one app `version` when given:
     /// one ``ReleaseHealth`` per release over the period, newest version first, and beside
     /// each its figures per day, oldest first.
     ///
     /// Counts are exact sums of the roll-ups; distinct users merge each release's sketch
     /// registers over the days (the per-register maximum). Cost: three grouped reads of the
     /// roll-up tables, bounded by releases × days × 16,384 sketch registers.
-    public func releaseHealth(projectID: Int64, sinceDay: Int64? = nil) throws
+    public func releaseHealth(projectID: Int64, sinceDay: Int64? = nil, untilDay: Int64? = nil, version: String? = nil) throws
         -> [(total: ReleaseHealth, days: [ReleaseHealth])] {
-        let filter = RollupFilter(sinceDay: sinceDay, byVersion: true, byDay: true)
+        var filter = RollupFilter(version: version, sinceDay: sinceDay, byVersion: true, byDay: true)
+        filter.untilDay = untilDay
         struct Key: Hashable { var version: String; var build: String; var day: Int64? }
         var figures: [Key: ReleaseHealth] = [:]
         func update(_ key: Key, _ change: (inout ReleaseHealth) -> Void) {
@@ -40,6 +42,8 @@ extension ServerStore {
                 """
             var arguments: [SQLValue] = [.integer(projectID), .text(ReleaseMetric.users), .text(ReleaseMetric.crashedUsers)]
             if let sinceDay { sql += " AND day >= ?"; arguments.append(.integer(sinceDay)) }
+            if let untilDay { sql += " AND day <= ?"; arguments.append(.integer(untilDay)) }
+            if let version { sql += " AND app_version = ?"; arguments.append(.text(version)) }
             for row in try connection.query(sql, arguments) {
                 let version = row.string("app_version") ?? "", build = row.string("dimension") ?? ""
                 let crashed = row.string("metric") == ReleaseMetric.crashedUsers
@@ -66,7 +70,7 @@ extension ServerStore {
         }
         var merged: [Key: LogHistogram] = [:]
         for distribution in try rollupDistributions(projectID: projectID, metric: ReleaseMetric.ttid,
-                                                    filter: RollupFilter(sinceDay: sinceDay, byVersion: true)) {
+                                                    filter: { var overall = filter; overall.byDay = false; return overall }()) {
             merged[Key(version: distribution.appVersion ?? "", build: distribution.dimension, day: nil)] = distribution.histogram
         }
         for (key, histogram) in merged {

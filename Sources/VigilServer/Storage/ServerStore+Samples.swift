@@ -21,8 +21,6 @@ public struct EventSample: Sendable, Hashable {
 public struct EventSampleQuery: Sendable, Hashable {
     /// Event type (`hang`, `frames`, `launch`).
     public var type: String
-    /// Only this page.
-    public var page: String?
     /// Only events grouped into this issue.
     public var issueID: Int64?
     /// Only payloads containing this text (a cheap pre-filter; the caller still decodes).
@@ -31,9 +29,8 @@ public struct EventSampleQuery: Sendable, Hashable {
     public var limit: Int
 
     /// Creates a query.
-    public init(type: String, page: String? = nil, issueID: Int64? = nil, payloadContains: String? = nil, limit: Int = 200) {
+    public init(type: String, issueID: Int64? = nil, payloadContains: String? = nil, limit: Int = 200) {
         self.type = type
-        self.page = page
         self.issueID = issueID
         self.payloadContains = payloadContains
         self.limit = limit
@@ -41,22 +38,25 @@ public struct EventSampleQuery: Sendable, Hashable {
 }
 
 extension ServerStore {
-    /// The most recent events matching `query` and `filter` (version and first day), newest first.
+    /// The most recent events matching `query` and `filter` (time range, release, OS version,
+    /// device model, page), newest first.
     ///
     /// Uses the `(project_id, type, occurred_at)` index (or the issue's) and stops at `limit`
     /// rows, so its cost is bounded by the rows it reads, not by the table.
-    public func eventSamples(projectID: Int64, query: EventSampleQuery, filter: RollupFilter = RollupFilter()) throws -> [EventSample] {
-        try database.read { connection in
+    public func eventSamples(projectID: Int64, query: EventSampleQuery, filter: DashboardFilter, now: Date) throws -> [EventSample] {
+        // Roll-ups name events without a page `(no page)`; the column holds NULL for them.
+        var unpaged = filter
+        unpaged.page = nil
+        let page = filter.page
+        let conditions = unpaged.eventConditions(now: now)
+        return try database.read { connection in
             var sql = "SELECT id, occurred_at, app_version, duration_ms, payload_json, images_json FROM apm_event "
-                + "WHERE project_id = ? AND type = ?"
-            var arguments: [SQLValue] = [.integer(projectID), .text(query.type)]
+                + "WHERE project_id = ? AND type = ?" + conditions.sql
+            var arguments: [SQLValue] = [.integer(projectID), .text(query.type)] + conditions.arguments
             if let issueID = query.issueID { sql += " AND issue_id = ?"; arguments.append(.integer(issueID)) }
-            // Roll-ups name events without a page `(no page)`; the column holds NULL for them.
-            if let page = query.page {
+            if let page {
                 if page == "(no page)" { sql += " AND page IS NULL" } else { sql += " AND page = ?"; arguments.append(.text(page)) }
             }
-            if let version = filter.version { sql += " AND app_version = ?"; arguments.append(.text(version)) }
-            if let since = filter.sinceDay { sql += " AND occurred_at >= ?"; arguments.append(.integer(since * 86_400_000)) }
             if let text = query.payloadContains {
                 // instr/strpos instead of LIKE: no wildcard characters to escape in the needle.
                 sql += dialect == .sqlite ? " AND instr(payload_json, ?) > 0" : " AND strpos(payload_json, ?) > 0"
