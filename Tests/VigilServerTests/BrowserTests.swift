@@ -35,6 +35,80 @@ struct BrowserTests {
         #expect(problems.contains { $0.contains("missingFunction") })
     }
 
+    /// The numbers of `name="…"` attributes in `dom`, in document order.
+    static func numbers(_ name: String, in dom: String) -> [Double] {
+        dom.components(separatedBy: "\(name)=\"").dropFirst().compactMap { Double($0.prefix { $0 != "\"" }) }
+    }
+
+    @Test("the pictures render in a browser: each SVG is in the DOM, its numbers are the API's, and the filter changes both")
+    func pictures() throws {
+        let server = try TestServer(.sqlite, symbolication: TableSymbolication())
+        try PicturesFixture.populate(server)
+        let profile = try TemporaryDirectory(prefix: "chromium")
+        let base = "http://127.0.0.1:\(server.app.port)"
+        func api(_ path: String) throws -> [String: Any] { try server.adminGet(path).json }
+        func page(_ path: String) throws -> String {
+            let (dom, problems) = try Self.load(base + path, profile: profile.url)
+            #expect(problems.isEmpty, "\(path): \(problems)")
+            #expect(dom.contains("</main>") && !dom.contains("Log in</h1>"), "\(path) did not render")
+            return dom
+        }
+        _ = try Self.load("\(base)/login?token=\(TestServer.adminToken)&next=/", profile: profile.url)
+
+        // Hangs: the flame graph's root is every sampled stack of the page's hangs; the histogram's
+        // total is the number of hangs; narrowing to a release changes both.
+        for query in ["range=all&page=Checkout", "range=all&page=Checkout&release=2.0.0", "range=all"] {
+            let dom = try page("/hangs?\(query)")
+            #expect(dom.contains("<svg class=\"chart flame\""), "\(query)")
+            let flame = try api("/api/v1/flamegraph?source=hangs&\(query)")
+            #expect(Self.numbers("data-samples", in: dom).first == (flame["samples"] as? Double), "\(query)")
+            #expect(dom.contains("class=\"inapp\""), "in-app frames are marked")
+            let hangs = try api("/api/v1/distributions/hang.duration?\(query)")
+            #expect(Self.numbers("data-total", in: dom) == [hangs["total"] as? Double ?? -1], "\(query)")
+            let bars = Self.numbers("data-count", in: dom)
+            #expect(bars == (hangs["bins"] as? [[String: Any]] ?? []).compactMap { $0["count"] as? Double }, "\(query)")
+        }
+        let checkout = Self.numbers("data-samples", in: try page("/hangs?range=all&page=Checkout")).first
+        let newer = Self.numbers("data-samples", in: try page("/hangs?range=all&page=Checkout&release=2.0.0")).first
+        #expect(checkout == 350 && newer == 150, "the release filter narrows the flame graph")
+
+        // A hang issue's own flame graph.
+        let issueID = try #require(try server.store.issues(projectID: server.project.id, kind: "hang").first?.id)
+        let issue = try page("/issues/\(issueID)?range=all")
+        #expect(Self.numbers("data-samples", in: issue).first == (try api("/api/v1/flamegraph?issue=\(issueID)")["samples"] as? Double))
+
+        // Frozen frames.
+        let frames = try page("/frames?range=all")
+        #expect(Self.numbers("data-samples", in: frames).first == (try api("/api/v1/flamegraph?source=frozen")["samples"] as? Double))
+        #expect(Self.numbers("data-total", in: frames) == [try api("/api/v1/distributions/frames.frozen.duration")["total"] as? Double ?? -1])
+
+        // Requests: the latency histogram, all releases and one.
+        for query in ["range=all", "range=all&release=1.0.0"] {
+            let dom = try page("/network?\(query)")
+            let latency = try api("/api/v1/distributions/network.total?\(query)")
+            #expect(Self.numbers("data-total", in: dom) == [latency["total"] as? Double ?? -1], "\(query)")
+        }
+
+        // Launch: the phase waterfall's bars end at the API's medians; the typical launch's tasks
+        // are drawn, the critical path outlined; a release without task spans shows none.
+        let launch = try page("/launch?range=all")
+        let waterfall = try api("/api/v1/launch/waterfall")
+        let ends = Set(Self.numbers("data-end", in: launch).map(SVGChart.format))
+        for release in waterfall["releases"] as? [[String: Any]] ?? [] {
+            for mark in ["mainMs", "didFinishMs", "firstFrameMs", "fullyDrawnMs"] {
+                guard let value = release[mark] as? Double else { continue }
+                #expect(ends.contains(SVGChart.format(value)), "\(mark) \(value) of \(release["version"] ?? "")")
+            }
+        }
+        let path = ((waterfall["typical"] as? [String: Any])?["timeline"] as? [String: Any])?["criticalPath"] as? [String]
+        #expect(path == PicturesFixture.criticalPath)
+        #expect(launch.contains("Critical path (outlined in red): \(PicturesFixture.criticalPath.joined(separator: " → "))"))
+        #expect(launch.components(separatedBy: "class=\"critical\"").count - 1 == PicturesFixture.criticalPath.count)
+        #expect(Self.numbers("data-total", in: launch) == [try api("/api/v1/distributions/launch.ttid?dimension=cold")["total"] as? Double ?? -1])
+        let narrowed = try page("/launch?range=all&release=2.0.0")
+        #expect(!narrowed.contains("class=\"critical\"") && narrowed.contains("No launch in this range carried task spans"))
+    }
+
     @Test("a demo run through the SDK pipeline: every page loads without page errors, the hang's stack shows blockMainThreadForDemo, the crash and the demo's requests are there")
     func demoRun() throws {
         let vigil = try BuildProducts.executable("vigil")
@@ -130,6 +204,10 @@ struct BrowserTests {
                 #expect(dom.contains("1.1.0 (110) against 1.0.0 (100)"))
                 #expect(dom.contains("class=\"badge better\""), "the crash-free change is highlighted")
                 #expect(dom.contains("<svg"), "the trends are drawn")
+            case "/hangs":
+                // The live hang's sampled stacks, symbolicated from the uploaded binary, the hot frame the app's own.
+                #expect(dom.contains("<svg class=\"chart flame\""), "\(dom.prefix(4000))")
+                #expect(dom.contains("<rect class=\"inapp\"") && dom.contains("blockMainThreadForDemo"))
             case "/network":
                 #expect(dom.contains(">GET \(api)/products/:id</a>"), "\(dom.prefix(4000))")
                 #expect(dom.contains(">POST \(api)/checkout/:id</a>"))

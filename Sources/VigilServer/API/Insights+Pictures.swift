@@ -106,7 +106,7 @@ extension Insights {
     /// carries task spans (ties by event id); nil when there is none.
     public func typicalLaunch(projectID: Int64, filter: DashboardFilter, now: Date) throws -> TypicalLaunch? {
         let samples = try store.eventSamples(projectID: projectID,
-                                             query: EventSampleQuery(type: "launch", payloadContains: "\"tasks\"",
+                                             query: EventSampleQuery(type: "launch", payloadContains: ["\"tasks\""],
                                                                      limit: LaunchWaterfallReport.candidateLimit),
                                              filter: filter, now: now)
         var candidates: [(sample: EventSample, launch: LaunchPayload)] = []

@@ -29,9 +29,10 @@ public struct StackProfiler: Sendable {
     /// Hang events' sampled stacks (each stack weighted by its sample count) within `filter`
     /// (its page included), optionally of one hang issue.
     public func hangs(projectID: Int64, filter: DashboardFilter, now: Date, issueID: Int64? = nil) throws -> FlameGraphReport {
-        let events = try store.eventSamples(projectID: projectID, query: EventSampleQuery(type: "hang", issueID: issueID,
-                                                                                          limit: FlameGraphReport.eventLimit),
-                                            filter: filter, now: now)
+        // Only hangs with sampled stacks (some producers send none) take one of the slots.
+        let query = EventSampleQuery(type: "hang", issueID: issueID, payloadContains: ["\"frames\"", "\"hotStack\""],
+                                     limit: FlameGraphReport.eventLimit)
+        let events = try store.eventSamples(projectID: projectID, query: query, filter: filter, now: now)
         return build(source: "hangs", projectID: projectID, events: events) { payload in
             guard case .hang(let hang) = payload else { return [] }
             if !hang.stacks.isEmpty { return hang.stacks.map { ($0.frames, Int64(max(0, $0.count))) } }
@@ -41,7 +42,7 @@ public struct StackProfiler: Sendable {
 
     /// Frozen frames' main-thread stacks (one sample per frozen frame) within `filter`.
     public func frozenFrames(projectID: Int64, filter: DashboardFilter, now: Date) throws -> FlameGraphReport {
-        let events = try store.eventSamples(projectID: projectID, query: EventSampleQuery(type: "frames", payloadContains: "\"stack\"",
+        let events = try store.eventSamples(projectID: projectID, query: EventSampleQuery(type: "frames", payloadContains: ["\"stack\""],
                                                                                           limit: FlameGraphReport.eventLimit),
                                             filter: filter, now: now)
         return build(source: "frozen", projectID: projectID, events: events) { payload in

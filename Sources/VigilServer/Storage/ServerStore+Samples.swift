@@ -23,13 +23,14 @@ public struct EventSampleQuery: Sendable, Hashable {
     public var type: String
     /// Only events grouped into this issue.
     public var issueID: Int64?
-    /// Only payloads containing this text (a cheap pre-filter; the caller still decodes).
-    public var payloadContains: String?
+    /// Only payloads containing one of these texts (a cheap pre-filter; the caller still
+    /// decodes); empty: every payload.
+    public var payloadContains: [String]
     /// At most this many events, the most recent first (1…5,000).
     public var limit: Int
 
     /// Creates a query.
-    public init(type: String, issueID: Int64? = nil, payloadContains: String? = nil, limit: Int = 200) {
+    public init(type: String, issueID: Int64? = nil, payloadContains: [String] = [], limit: Int = 200) {
         self.type = type
         self.issueID = issueID
         self.payloadContains = payloadContains
@@ -57,10 +58,11 @@ extension ServerStore {
             if let page {
                 if page == "(no page)" { sql += " AND page IS NULL" } else { sql += " AND page = ?"; arguments.append(.text(page)) }
             }
-            if let text = query.payloadContains {
+            if !query.payloadContains.isEmpty {
                 // instr/strpos instead of LIKE: no wildcard characters to escape in the needle.
-                sql += dialect == .sqlite ? " AND instr(payload_json, ?) > 0" : " AND strpos(payload_json, ?) > 0"
-                arguments.append(.text(text))
+                let test = dialect == .sqlite ? "instr(payload_json, ?) > 0" : "strpos(payload_json, ?) > 0"
+                sql += " AND (" + Array(repeating: test, count: query.payloadContains.count).joined(separator: " OR ") + ")"
+                arguments += query.payloadContains.map { .text($0) }
             }
             sql += " ORDER BY occurred_at DESC, id LIMIT ?"
             arguments.append(.int(max(1, min(query.limit, 5000))))
