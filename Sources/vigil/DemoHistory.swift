@@ -63,7 +63,7 @@ struct DemoHistory {
 
     /// The events of history day `index` (0 is the oldest), in time order.
     func events(day index: Int) -> [Event] {
-        var random = SplitMix64(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
+        var random = SeededGenerator(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
         let installs = Self.installs(seed: seed)
         let dayNumber = today - Int64(days) + Int64(index)
         var events: [Event] = []
@@ -82,7 +82,7 @@ struct DemoHistory {
     }
 
     /// The newest release that has shipped takes over within three days; the rest stay on the one before.
-    private func pickRelease(at day: Double, random: inout SplitMix64) -> Release {
+    private func pickRelease(at day: Double, random: inout SeededGenerator) -> Release {
         for release in releases.reversed() where day >= release.shipsAfter {
             let adoption = min(0.9, (day - release.shipsAfter) / 3 * 0.9)
             if release.shipsAfter < 0 || random.chance(adoption) { return release }
@@ -91,7 +91,7 @@ struct DemoHistory {
     }
 
     private static func installs(seed: UInt64) -> [Install] {
-        var random = SplitMix64(seed: seed ^ 0xD1B5_4A32_D192_ED03)
+        var random = SeededGenerator(seed: seed ^ 0xD1B5_4A32_D192_ED03)
         return (0..<600).map { _ in
             var pick = random.unit()
             var device = devices.count - 1
@@ -104,7 +104,7 @@ struct DemoHistory {
         }
     }
 
-    private func session(start: Date, install: Install, release: Release, random: inout SplitMix64) -> [Event] {
+    private func session(start: Date, install: Install, release: Release, random: inout SeededGenerator) -> [Event] {
         let device = Self.devices[install.device]
         let sessionID = random.uuid()
         let app = AppInfo(id: Self.app, version: release.version, build: release.build)

@@ -35,6 +35,7 @@ struct BrowserTests {
         #expect(problems.contains { $0.contains("missingFunction") })
     }
 
+<<<<<<< HEAD
     /// The numbers of `name="…"` attributes in `dom`, in document order.
     static func numbers(_ name: String, in dom: String) -> [Double] {
         dom.components(separatedBy: "\(name)=\"").dropFirst().compactMap { Double($0.prefix { $0 != "\"" }) }
@@ -110,6 +111,42 @@ struct BrowserTests {
     }
 
     @Test("a demo run through the SDK pipeline: every page loads without page errors, the hang's stack shows blockMainThreadForDemo, the crash and the demo's requests are there")
+=======
+    @Test("filters in a browser: the OS filter changes the hang numbers as the API counts them, its chip link removes it")
+    func filters() throws {
+        let server = try TestServer(.sqlite)
+        #expect(try server.postEvents(FilterFixture.events(now: Date())).status == 200)
+        try EventProcessor(store: server.store, symbols: SymbolTableCache(engine: TableSymbolication())).drain()
+        let profile = try TemporaryDirectory(prefix: "chromium")
+        let base = "http://127.0.0.1:\(server.app.port)"
+        func row(_ page: String, _ hangs: Int) -> String { ">\(page)</a></td><td class=\"num\">\(hangs)</td>" }
+
+        let all = try Self.load("\(base)/login?token=\(TestServer.adminToken)&next=%2Fhangs", profile: profile.url)
+        #expect(all.problems.isEmpty, "\(all.problems)")
+        #expect(all.dom.contains(row("Checkout", 4)) && all.dom.contains(row("Home", 2)), "\(all.dom.suffix(4000))")
+
+        let filtered = try Self.load("\(base)/hangs?os=17.5&device=iPhone12%2C1", profile: profile.url)
+        #expect(filtered.problems.isEmpty, "\(filtered.problems)")
+        #expect(filtered.dom.contains(row("Checkout", 3)) && !filtered.dom.contains(row("Home", 2)), "\(filtered.dom.suffix(4000))")
+        let api = try server.adminGet("/api/v1/aggregates/hangs?os=17.5&device=iPhone12%2C1&range=30d")
+        #expect((api.json["pages"] as? [[String: Any]])?.map { $0["hangs"] as? Int } == [3], "the page shows the API's numbers")
+        #expect(filtered.dom.contains("data-facet=\"os\"") && filtered.dom.contains("OS 17.5"))
+
+        // The OS chip is a link to the same view without the OS filter; the device filter stays.
+        let chip = try #require(filtered.dom.range(of: #"<a class="chip" data-facet="os" href="([^"]*)""#, options: .regularExpression))
+        let href = String(filtered.dom[chip]).components(separatedBy: "href=\"")[1].dropLast().replacingOccurrences(of: "&amp;", with: "&")
+        #expect(href == "/hangs?device=iPhone12%2C1")
+        let unchipped = try Self.load(base + href, profile: profile.url)
+        #expect(!unchipped.dom.contains("data-facet=\"os\"") && unchipped.dom.contains("data-facet=\"device\""))
+        #expect(unchipped.dom.contains(row("Checkout", 3)), "iPhone12,1 alone: the same three hangs")
+        // Links between pages carry the filter.
+        #expect(unchipped.dom.contains("href=\"/network?device=iPhone12%2C1\""), "\(unchipped.dom.prefix(3000))")
+        let recent = try Self.load("\(base)/hangs?range=24h", profile: profile.url)
+        #expect(recent.dom.contains(row("Home", 2)) && !recent.dom.contains(">Checkout</a>"))
+    }
+
+    @Test("a demo run through the SDK pipeline after two days of simulated history: every page loads without page errors, the hang's stack shows blockMainThreadForDemo, the crash and the demo's requests are there, the trends have a point per day")
+>>>>>>> wt-dashfilter
     func demoRun() throws {
         let vigil = try BuildProducts.executable("vigil")
         let sample = try BuildProducts.executable("vigil-sample")
@@ -119,11 +156,13 @@ struct BrowserTests {
         // demo ends at once saying so, and it is started again on another port.
         var port: UInt16 = 0
         var launched: SpawnedProcess.Handle?
+        var directory = work.file("vigil-1")
         for attempt in 1...3 {
             port = try LoopbackPort.free()
+            directory = work.file("vigil-\(attempt)")
             let run = try SpawnedProcess.start(vigil.path, ["demo", "--dir", work.file("vigil-\(attempt)").path, "--port", String(port),
                                                            "--admin-token", TestServer.adminToken, "--sample", sample.path,
-                                                           "--quick", "--exit-after", "600"])
+                                                           "--quick", "--history-days", "2", "--exit-after", "600"])
             launched = run
             let deadline = Date().addingTimeInterval(240)
             while !run.standardOutput.contains("Ctrl-C stops the server."), Date() < deadline, !run.hasExited {
@@ -154,9 +193,23 @@ struct BrowserTests {
         #expect(output.contains("release 1.1.0 (110): 2 session(s) (2 exited)"), "\(output)")
         #expect(output.contains("release 1.0.0 (100): "), "\(output)")
 
+        // The history: two simulated days before today, replayed through the ingest API, every event tagged.
+        #expect(output.contains("replaying 2 day(s) of a simulated app population (seed 1, every event tagged simulated)"), "\(output)")
+        let today = Int64((Date().timeIntervalSince1970 / 86_400).rounded(.down))
         let client = HTTPTestClient(port: port)
         let admin = ["Authorization": "Bearer \(TestServer.adminToken)"]
-        let releases = (try client.get("/api/v1/releases?project=demo", headers: admin).json["releases"] as? [[String: Any]] ?? [])
+        let trend = (try client.get("/api/v1/aggregates/launch?project=demo&range=7d", headers: admin).json["trend"] as? [[String: Any]]) ?? []
+        let days = Set(trend.compactMap { $0["day"] as? String })
+        #expect(days.count == 3 && days.contains(DashboardFilter.dayString(today - 2)), "a cold-launch point per day: \(days)")
+        let store = try ServerStore.open(.sqlite(path: directory.appendingPathComponent("demo.sqlite").path), connections: 1)
+        let (simulated, past) = try store.database.read { connection in
+            (try connection.scalar("SELECT COUNT(*) FROM apm_event WHERE tags_json LIKE '%\"simulated\":\"true\"%'").int ?? 0,
+             try connection.scalar("SELECT COUNT(*) FROM apm_event WHERE occurred_at < ?", [.integer(today * 86_400_000)]).int ?? 0)
+        }
+        #expect(simulated > 2000 && simulated == past, "every event before today is simulated and tagged: \(simulated) of \(past)")
+        // The live runs' numbers: today's events only (the history ends yesterday).
+        let scope = "&range=custom&from=\(DashboardFilter.dayString(today))&to=\(DashboardFilter.dayString(today + 1))"
+        let releases = (try client.get("/api/v1/releases?project=demo" + scope, headers: admin).json["releases"] as? [[String: Any]] ?? [])
             .compactMap { $0["total"] as? [String: Any] }
         #expect(releases.compactMap { $0["version"] as? String } == ["1.1.0", "1.0.0"], "\(releases)")
         if releases.count == 2 {
@@ -164,13 +217,13 @@ struct BrowserTests {
             #expect(releases[0]["crashFreeUsersPercent"] as? Double == 100)
             #expect((releases[0]["hangRateSecondsPerHour"] as? Double ?? 0) > 0, "1.1.0's 400 ms hang in its foreground time")
         }
-        let hangs = try client.get("/api/v1/issues?kind=hang&project=demo", headers: admin)
+        let hangs = try client.get("/api/v1/issues?kind=hang&project=demo" + scope, headers: admin)
         let hangID = try #require((hangs.json["issues"] as? [[String: Any]])?.first?["id"] as? Int)
-        let crashes = try client.get("/api/v1/issues?kind=crash&project=demo", headers: admin)
+        let crashes = try client.get("/api/v1/issues?kind=crash&project=demo" + scope, headers: admin)
         let crash = try #require((crashes.json["issues"] as? [[String: Any]])?.first)
         let crashID = try #require(crash["id"] as? Int)
         #expect((crash["title"] as? String)?.contains("crashBySegmentationFault") == true, "\(crash)")
-        let network = try client.get("/api/v1/aggregates/network?project=demo", headers: admin)
+        let network = try client.get("/api/v1/aggregates/network?project=demo" + scope, headers: admin)
         let templates = (network.json["templates"] as? [[String: Any]] ?? []).compactMap { $0["template"] as? String }
         let api = "http://localhost:\(port)/demo/api"
         #expect(Set(templates) == ["POST \(api)/checkout/:id", "GET \(api)/products/:id", "GET \(api)/echo"],
@@ -223,6 +276,6 @@ struct BrowserTests {
         _ = try Self.load(base + "/issues", profile: profile.url, screenshot: shot)
         let size = (try FileManager.default.attributesOfItem(atPath: shot.path)[.size] as? NSNumber)?.intValue ?? 0
         #expect(size > 10_000, "the screenshot is missing or empty")
-        #expect(demoSeconds < 120, "the quick demo took \(demoSeconds) s")
+        #expect(demoSeconds < 150, "the quick demo with two days of history took \(demoSeconds) s")
     }
 }

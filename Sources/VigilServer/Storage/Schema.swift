@@ -17,8 +17,8 @@ enum Schema {
     /// let such a view read only the matching events of one type in a time range, and list the
     /// values seen (a few index seeks per distinct value). Cost: two index entries per stored event.
     private static let version8 = [
-        "CREATE INDEX apm_event_os ON apm_event (project_id, os_version, type, occurred_at)",
-        "CREATE INDEX apm_event_device ON apm_event (project_id, device_model, type, occurred_at)",
+        "CREATE INDEX IF NOT EXISTS apm_event_os ON apm_event (project_id, os_version, type, occurred_at)",
+        "CREATE INDEX IF NOT EXISTS apm_event_device ON apm_event (project_id, device_model, type, occurred_at)",
     ]
 
     /// Version 5: release health. `apm_event.user_key` is who an event counts as for distinct

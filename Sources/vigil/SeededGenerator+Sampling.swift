@@ -1,22 +1,9 @@
 import Foundation
+import VigilCore
 
-/// SplitMix64 (Steele, Lea and Flood, 2014): a small, fast random generator whose whole
-/// sequence follows from its seed, so a simulation given `--seed` is the same on every run and
-/// machine. Not for anything secret.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    /// A generator starting from `seed`.
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Draws the demo's simulation needs from the seeded generator: uniform and log-normal values,
+/// coin flips and UUIDs, all fixed by the seed.
+extension SeededGenerator {
     /// A uniform double in [0, 1).
     mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
