@@ -35,7 +35,6 @@ struct BrowserTests {
         #expect(problems.contains { $0.contains("missingFunction") })
     }
 
-<<<<<<< HEAD
     /// The numbers of `name="…"` attributes in `dom`, in document order.
     static func numbers(_ name: String, in dom: String) -> [Double] {
         dom.components(separatedBy: "\(name)=\"").dropFirst().compactMap { Double($0.prefix { $0 != "\"" }) }
@@ -110,8 +109,6 @@ struct BrowserTests {
         #expect(!narrowed.contains("class=\"critical\"") && narrowed.contains("No launch in this range carried task spans"))
     }
 
-    @Test("a demo run through the SDK pipeline: every page loads without page errors, the hang's stack shows blockMainThreadForDemo, the crash and the demo's requests are there")
-=======
     @Test("filters in a browser: the OS filter changes the hang numbers as the API counts them, its chip link removes it")
     func filters() throws {
         let server = try TestServer(.sqlite)
@@ -146,7 +143,6 @@ struct BrowserTests {
     }
 
     @Test("a demo run through the SDK pipeline after two days of simulated history: every page loads without page errors, the hang's stack shows blockMainThreadForDemo, the crash and the demo's requests are there, the trends have a point per day")
->>>>>>> wt-dashfilter
     func demoRun() throws {
         let vigil = try BuildProducts.executable("vigil")
         let sample = try BuildProducts.executable("vigil-sample")

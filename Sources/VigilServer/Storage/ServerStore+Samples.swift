@@ -28,10 +28,14 @@ public struct EventSampleQuery: Sendable, Hashable {
     public var payloadContains: [String]
     /// At most this many events, the most recent first (1…5,000).
     public var limit: Int
+    /// Only the newest this many events of the type in the filter are looked at (1…100,000),
+    /// so that a rare payload costs a bounded scan, not one over every event of the type.
+    public var scanLimit: Int
 
     /// Creates a query.
-    public init(type: String, issueID: Int64? = nil, payloadContains: [String] = [], limit: Int = 200) {
+    public init(type: String, issueID: Int64? = nil, payloadContains: [String] = [], limit: Int = 200, scanLimit: Int = 10_000) {
         self.type = type
+        self.scanLimit = scanLimit
         self.issueID = issueID
         self.payloadContains = payloadContains
         self.limit = limit
@@ -42,8 +46,9 @@ extension ServerStore {
     /// The most recent events matching `query` and `filter` (time range, release, OS version,
     /// device model, page), newest first.
     ///
-    /// Uses the `(project_id, type, occurred_at)` index (or the issue's) and stops at `limit`
-    /// rows, so its cost is bounded by the rows it reads, not by the table.
+    /// Cost is bounded whatever the table holds: the `(project_id, type, occurred_at)` index (or
+    /// the issue's) yields the newest ``EventSampleQuery/scanLimit`` events of the type in the
+    /// filter, and only those are tested for ``EventSampleQuery/payloadContains``.
     public func eventSamples(projectID: Int64, query: EventSampleQuery, filter: DashboardFilter, now: Date) throws -> [EventSample] {
         // Roll-ups name events without a page `(no page)`; the column holds NULL for them.
         var unpaged = filter
@@ -51,17 +56,20 @@ extension ServerStore {
         let page = filter.page
         let conditions = unpaged.eventConditions(now: now)
         return try database.read { connection in
-            var sql = "SELECT id, occurred_at, app_version, duration_ms, payload_json, images_json FROM apm_event "
-                + "WHERE project_id = ? AND type = ?" + conditions.sql
+            let columns = "id, occurred_at, app_version, duration_ms, payload_json, images_json"
+            var inner = "SELECT \(columns) FROM apm_event WHERE project_id = ? AND type = ?" + conditions.sql
             var arguments: [SQLValue] = [.integer(projectID), .text(query.type)] + conditions.arguments
-            if let issueID = query.issueID { sql += " AND issue_id = ?"; arguments.append(.integer(issueID)) }
+            if let issueID = query.issueID { inner += " AND issue_id = ?"; arguments.append(.integer(issueID)) }
             if let page {
-                if page == "(no page)" { sql += " AND page IS NULL" } else { sql += " AND page = ?"; arguments.append(.text(page)) }
+                if page == "(no page)" { inner += " AND page IS NULL" } else { inner += " AND page = ?"; arguments.append(.text(page)) }
             }
+            inner += " ORDER BY occurred_at DESC LIMIT ?"
+            arguments.append(.int(max(1, min(query.scanLimit, 100_000))))
+            var sql = "SELECT \(columns) FROM (\(inner)) AS recent"
             if !query.payloadContains.isEmpty {
                 // instr/strpos instead of LIKE: no wildcard characters to escape in the needle.
                 let test = dialect == .sqlite ? "instr(payload_json, ?) > 0" : "strpos(payload_json, ?) > 0"
-                sql += " AND (" + Array(repeating: test, count: query.payloadContains.count).joined(separator: " OR ") + ")"
+                sql += " WHERE " + Array(repeating: test, count: query.payloadContains.count).joined(separator: " OR ")
                 arguments += query.payloadContains.map { .text($0) }
             }
             sql += " ORDER BY occurred_at DESC, id LIMIT ?"
