@@ -107,6 +107,17 @@ struct BrowserTests {
         #expect(Self.numbers("data-total", in: launch) == [try api("/api/v1/distributions/launch.ttid?dimension=cold")["total"] as? Double ?? -1])
         let narrowed = try page("/launch?range=all&release=2.0.0")
         #expect(!narrowed.contains("class=\"critical\"") && narrowed.contains("No launch in this range carried task spans"))
+
+        // Screenshots to look at, under .build (ignored by git).
+        let results = BuildProducts.packageRoot.appendingPathComponent(".build/test-artifacts", isDirectory: true)
+        try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
+        for (name, path) in [("dashboard-hangs", "/hangs?range=all"), ("dashboard-launch", "/launch?range=all")] {
+            let shot = results.appendingPathComponent("\(name).png")
+            try? FileManager.default.removeItem(at: shot)
+            _ = try Self.load(base + path, profile: profile.url, screenshot: shot)
+            let size = (try FileManager.default.attributesOfItem(atPath: shot.path)[.size] as? NSNumber)?.intValue ?? 0
+            #expect(size > 10_000, "the \(name) screenshot is missing or empty")
+        }
     }
 
     @Test("filters in a browser: the OS filter changes the hang numbers as the API counts them, its chip link removes it")

@@ -58,6 +58,20 @@ struct DashboardPicturesTests {
         #expect(FlameLayout(pruned).depth == 4)
     }
 
+    @Test("a cap on the nodes kept drops the lightest first and keeps a tree")
+    func capsKeptNodes() {
+        var tree = FlameTree()
+        tree.add(Self.frames("main", "a", "a1"), count: 5)
+        tree.add(Self.frames("main", "b", "b1"), count: 3)
+        tree.add(Self.frames("main", "c"), count: 1)
+        func names(_ node: FlameNode) -> [String] { [node.name] + node.children.flatMap(names) }
+        #expect(names(tree.root(maximumNodes: 4)) == ["all", "main", "a", "a1"], "b and b1 weigh 3: keeping both would make 5")
+        #expect(names(tree.root(maximumNodes: 5)) == ["all", "main", "a", "a1", "b", "b1"])
+        #expect(names(tree.root(maximumNodes: 2)) == ["all", "main"], "a and a1 tie: they go together")
+        #expect(names(tree.root(maximumNodes: 6)).count == 7)
+        #expect(tree.root(maximumNodes: 0).children.isEmpty)
+    }
+
     @Test("the node cap stops a stack at its deepest existing node and says so")
     func capsNodes() {
         var tree = FlameTree(maximumNodes: 4)

@@ -25,6 +25,8 @@ public struct StackProfiler: Sendable {
     public static let minimumFraction = 0.002
     /// Deepest level kept below the root.
     public static let maximumDepth = 64
+    /// Most frames drawn (the lightest go first): bounds the SVG at a few hundred kilobytes.
+    public static let maximumNodes = 2_000
 
     /// Hang events' sampled stacks (each stack weighted by its sample count) within `filter`
     /// (its page included), optionally of one hang issue.
@@ -75,6 +77,7 @@ public struct StackProfiler: Sendable {
         return FlameGraphReport(source: source, events: events.count, eventsWithStacks: withStacks, samples: tree.samples,
                                 stacks: tree.stacks, minimumFraction: Self.minimumFraction, maximumDepth: Self.maximumDepth,
                                 truncated: tree.truncated,
-                                root: tree.root(minimumFraction: Self.minimumFraction, maximumDepth: Self.maximumDepth))
+                                root: tree.root(minimumFraction: Self.minimumFraction, maximumDepth: Self.maximumDepth,
+                                                maximumNodes: Self.maximumNodes))
     }
 }

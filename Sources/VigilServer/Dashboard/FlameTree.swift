@@ -79,9 +79,26 @@ public struct FlameTree: Sendable {
     }
 
     /// The tree as nested nodes, heaviest child first (ties by name), keeping only nodes with at
-    /// least `minimumFraction` of all samples and at most `maximumDepth` levels below the root.
-    public func root(minimumFraction: Double = 0, maximumDepth: Int = Int.max) -> FlameNode {
-        let threshold = Double(samples) * max(0, minimumFraction)
+    /// least `minimumFraction` of all samples, at most `maximumDepth` levels below the root, and
+    /// at most `maximumNodes` nodes besides the root (the lightest go first: a node never
+    /// outweighs its parent, so what is kept is still a tree hanging from the root).
+    public func root(minimumFraction: Double = 0, maximumDepth: Int = Int.max, maximumNodes: Int = Int.max) -> FlameNode {
+        var threshold = Double(samples) * max(0, minimumFraction)
+        if maximumNodes < nodes.count - 1 {
+            var weights: [Int64] = []
+            var pending: [(Int, Int)] = [(0, 0)]
+            while let (position, depth) = pending.popLast() {
+                guard depth < maximumDepth else { continue }
+                for child in nodes[position].children {
+                    weights.append(nodes[child].samples)
+                    pending.append((child, depth + 1))
+                }
+            }
+            if weights.count > maximumNodes {
+                weights.sort(by: >)
+                threshold = max(threshold, Double(weights[max(0, maximumNodes)]) + 1)
+            }
+        }
         func build(_ position: Int, depth: Int) -> FlameNode {
             let node = nodes[position]
             var children: [FlameNode] = []
