@@ -14,10 +14,10 @@ struct BrowserTests {
 
     /// Loads `url` in headless Chromium with the profile in `profile`; returns the DOM and the
     /// browser's console and error lines.
-    static func load(_ url: String, profile: URL, screenshot: URL? = nil) throws -> (dom: String, problems: [String]) {
+    static func load(_ url: String, profile: URL, screenshot: URL? = nil, height: Int = 1000) throws -> (dom: String, problems: [String]) {
         var arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                          "--no-default-browser-check", "--disable-extensions", "--user-data-dir=\(profile.path)",
-                         "--enable-logging=stderr", "--v=0", "--window-size=1280,1000"]
+                         "--enable-logging=stderr", "--v=0", "--window-size=1280,\(height)"]
         if let screenshot { arguments.append("--screenshot=\(screenshot.path)") } else { arguments.append("--dump-dom") }
         let outcome = try SpawnedProcess.run(chromium, arguments + [url], timeout: 90)
         guard outcome.exitStatus == 0 else { throw TestSupportError("chromium failed on \(url): \(outcome)") }
@@ -114,7 +114,7 @@ struct BrowserTests {
         for (name, path) in [("dashboard-hangs", "/hangs?range=all"), ("dashboard-launch", "/launch?range=all")] {
             let shot = results.appendingPathComponent("\(name).png")
             try? FileManager.default.removeItem(at: shot)
-            _ = try Self.load(base + path, profile: profile.url, screenshot: shot)
+            _ = try Self.load(base + path, profile: profile.url, screenshot: shot, height: 2600)
             let size = (try FileManager.default.attributesOfItem(atPath: shot.path)[.size] as? NSNumber)?.intValue ?? 0
             #expect(size > 10_000, "the \(name) screenshot is missing or empty")
         }

@@ -62,9 +62,10 @@ extension SVGChart {
         func x(_ value: Double) -> Double { Double(labelWidth) + max(0, value) / maximum * axisWidth }
         var svg = "<svg class=\"chart timeline\" role=\"img\" viewBox=\"0 0 \(width) \(height)\" width=\"\(width)\" height=\"\(height)\">"
             + "<title>\(HTML.escape(title))</title>"
-        for (index, (name, color)) in legend.enumerated() {
-            let lx = labelWidth + index * 150
+        var lx = labelWidth
+        for (name, color) in legend {
             svg += "<rect x=\"\(lx)\" y=\"6\" width=\"12\" height=\"12\" fill=\"\(color)\"/><text x=\"\(lx + 16)\" y=\"16\">\(HTML.escape(name))</text>"
+            lx += 16 + name.count * 7 + 18
         }
         for (index, line) in rows.enumerated() {
             let y = top + index * row
