@@ -6,7 +6,7 @@ import VigilServer
 /// database holding many events older than a day takes the server benchmark's load (8 clients
 /// posting gzip batches of 100) in alternating phases: started without `--retention-days`, then
 /// with `--retention-days 1`, so that in the second phase the background pruner deletes old rows
-/// in batches of 500 while ingest runs. Both phases start a fresh server. The ingest p99 of both
+/// in batches of 200 while ingest runs. Both phases start a fresh server. The ingest p99 of both
 /// is compared. Writes `bench-results/retention.json`.
 enum RetentionBenchmark: Command {
     static let name = "retention"
@@ -87,7 +87,7 @@ enum RetentionBenchmark: Command {
         let result: [String: Any] = [
             "suite": "retention",
             "config": ["events": eventCount, "seconds": seconds, "rounds": rounds, "clients": clients, "batch": 100, "gzip": true,
-                       "retentionDays": 1, "pruneBatchRows": 500, "prunePauseMs": 50,
+                       "retentionDays": 1, "pruneBatchRows": 200, "prunePauseMsMin": 50, "prunePauseBusyShare": RetentionPruner.busyShare,
                        "cores": ProcessInfo.processInfo.activeProcessorCount] as [String: Any],
             "sides": sides,
             "goals": ["p99RatioWithPruningMax": 1.10],

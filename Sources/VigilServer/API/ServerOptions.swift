@@ -39,8 +39,8 @@ public struct ServerOptions: Sendable {
     /// and issues are kept whatever this says (``RetentionPruner``).
     public var retentionDays: Double?
     /// Rows retention deletes per transaction.
-    public var retentionBatchRows = 500
-    /// Seconds retention waits between two batches.
+    public var retentionBatchRows = 200
+    /// Seconds retention waits between two batches, at least (see ``RetentionPruner``).
     public var retentionPauseSeconds = 0.05
     /// Which decoder reads event bodies (the Foundation one only for comparisons).
     public var decoder: EventIngestor.Decoder = .tape

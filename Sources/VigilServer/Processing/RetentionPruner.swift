@@ -6,6 +6,9 @@ import VigilCore
 /// small batches (``ServerStore/pruneEvents(projectID:type:before:limit:)``, each one short
 /// transaction of at most `batchRows` rows), a pause between batches so ingest's transactions
 /// are never queued behind a long run of deletes, and a longer sleep once nothing is left.
+/// The pause is at least `pauseSeconds` and at least ``busyShare`` (4) times as long as the
+/// batch took, so pruning holds the database (SQLite's one writer) at most a fifth of the time
+/// and backs off by itself when the database is busy and its batches slow down.
 ///
 /// The age is the event's own time (`occurred_at`, what every chart and roll-up day uses),
 /// against this server's clock. Roll-ups, sketches and issues stay; see
@@ -25,10 +28,13 @@ public final class RetentionPruner: Sendable {
     private let condition = NSCondition()
     private let finished = DispatchGroup()
 
+    /// How many times a batch's own duration the pause after it lasts at least.
+    public static let busyShare = 4.0
+
     /// A pruner keeping `days` of raw events (fractions allowed, for tests); `batchRows` rows
     /// per transaction, `pauseSeconds` between batches, `idleSeconds` between passes that found
     /// nothing to prune.
-    public init(store: ServerStore, days: Double, batchRows: Int = 500, pauseSeconds: Double = 0.05, idleSeconds: Double = 60,
+    public init(store: ServerStore, days: Double, batchRows: Int = 200, pauseSeconds: Double = 0.05, idleSeconds: Double = 60,
                 clock: any VigilClock = SystemClock(), metrics: ServerMetrics = ServerMetrics(),
                 log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.store = store
@@ -51,14 +57,16 @@ public final class RetentionPruner: Sendable {
         for project in try store.projects() {
             for type in EventType.allCases.map(\.rawValue) {
                 while true {
+                    let started = DispatchTime.now().uptimeNanoseconds
                     let deleted = try store.pruneEvents(projectID: project.id, type: type, before: cutoff, limit: batchRows)
+                    let took = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                     guard deleted > 0 else { break }
                     events += deleted
                     batches += 1
                     largest = max(largest, deleted)
                     metrics.recordPruned(deleted)
                     if deleted < batchRows { break }
-                    if !pause(pauseSeconds) { return (events, batches, largest) }
+                    if !pause(pauseSeconds > 0 ? max(pauseSeconds, took * Self.busyShare) : 0) { return (events, batches, largest) }
                 }
             }
         }
