@@ -11,6 +11,7 @@ let commands: [any Command.Type] = [
     ServerBenchmark.self,
     ScrapeBenchmark.self,
     DashboardBenchmark.self,
+    RetentionBenchmark.self,
     BLEBenchmark.self,
     CrashBenchmark.self,
     SymbolsBenchmark.self,

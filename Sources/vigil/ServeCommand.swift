@@ -13,7 +13,7 @@ enum ServeCommand: Command {
                            [--rate-limit N] [--rate-burst N] [--max-events-bytes N] [--max-events-decoded-bytes N]
                            [--max-symbols-bytes N] [--spool-dir DIR] [--decoder tape|foundation] [--process-at-ingest on|off]
                            [--metrics-token TOKEN] [--connections-per-address N] [--header-timeout SECONDS]
-                           [--exit-after SECONDS]
+                           [--retention-days N] [--exit-after SECONDS]
 
           --db                 where the data lives (default sqlite:.vigil/vigil.sqlite); several servers may share
                                one PostgreSQL database
@@ -35,6 +35,8 @@ enum ServeCommand: Command {
                                token works too); without it /metrics is open to whoever reaches the port
           --connections-per-address  most connections one client address may hold (default 64; 0 = no limit)
           --header-timeout     seconds a request's headers may take in all (default 20; 0 = only the idle timeout)
+          --retention-days     keep raw events N days (by their own time; fractions allowed) and prune older ones in
+                               the background in small batches; roll-ups and issues stay (default: keep forever)
           --exit-after         stop after SECONDS (tests and demos)
         """
 
@@ -42,7 +44,7 @@ enum ServeCommand: Command {
         let valued: Set<String> = ["db", "bind", "port", "admin-token", "threads", "handler-nice", "workers", "connections", "rate-limit",
                                    "rate-burst", "max-events-bytes", "max-events-decoded-bytes", "max-symbols-bytes",
                                    "spool-dir", "decoder", "process-at-ingest", "exit-after", "metrics-token",
-                                   "connections-per-address", "header-timeout"]
+                                   "connections-per-address", "header-timeout", "retention-days"]
         let arguments = try Arguments(words, valued: valued)
         let unknown = arguments.unknown(allowedFlags: ["reset-admin-token"], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -77,6 +79,12 @@ enum ServeCommand: Command {
         case nil, "on": options.processAtIngest = true
         case "off": options.processAtIngest = false
         case let other?: throw UsageError("--process-at-ingest: expected on or off, not \"\(other)\"")
+        }
+        if let text = arguments.value("retention-days") {
+            guard let days = Double(text), days > 0, days.isFinite else {
+                throw UsageError("--retention-days: \"\(text.prefix(40))\" is not a positive number of days")
+            }
+            options.retentionDays = days
         }
         let exitAfter: Double? = try arguments.value("exit-after").map { text in
             guard let seconds = Double(text), seconds >= 0 else { throw UsageError("--exit-after: \"\(text)\" is not a number of seconds") }

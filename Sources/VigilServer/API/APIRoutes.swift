@@ -155,9 +155,13 @@ enum APIRoutes {
             } ?? .events
             let limit = request.query["limit"].flatMap(Int.init) ?? 100
             let filter = try context.dashboardFilter(request, defaultRange: .all)
+            let state = request.query["state"].flatMap { $0.isEmpty ? nil : $0 }
+            if let state, !ServerStore.issueStateFilters.contains(state) {
+                throw HTTPError.badRequest("state: expected one of \(ServerStore.issueStateFilters.joined(separator: ", "))")
+            }
             struct Answer: Encodable { var issues: [IssueSummary] }
             return .json(encoding: Answer(issues: try context.insights.issues(projectID: project.id, filter: filter,
-                                                                              now: context.clock.wallNow(), kind: kind,
+                                                                              now: context.clock.wallNow(), kind: kind, state: state,
                                                                               order: order, limit: limit)))
         }
 

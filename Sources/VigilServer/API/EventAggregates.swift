@@ -166,9 +166,14 @@ public struct EventAggregates: Sendable {
 
     /// The project's issues counted over the filter's events only: events, distinct sessions,
     /// first and last seen within the filter; issues without a matching event are left out.
-    public func issues(projectID: Int64, filter: DashboardFilter, now: Date, kind: String? = nil, order: IssueOrder = .events,
-                       limit: Int = 100) throws -> [IssueSummary] {
-        let conditions = filter.eventConditions(now: now, alias: "e")
+    /// `state` is one of ``ServerStore/issueStateFilters`` (nil: every state).
+    public func issues(projectID: Int64, filter: DashboardFilter, now: Date, kind: String? = nil, state: String? = nil,
+                       order: IssueOrder = .events, limit: Int = 100) throws -> [IssueSummary] {
+        var conditions = filter.eventConditions(now: now, alias: "e")
+        if let state, let (condition, values) = ServerStore.stateCondition(state, now: now) {
+            conditions.sql += " AND EXISTS (SELECT 1 FROM issues i WHERE i.id = e.issue_id AND \(condition))"
+            conditions.arguments += values
+        }
         let types = kind.map { [$0] } ?? ["crash", "hang"]
         let orderBy: String
         switch order {

@@ -85,12 +85,14 @@ extension Insights {
 
     /// Issues with their counts within the filter: for all time and no filter, the issues'
     /// own counters; otherwise counted over the matching events.
-    public func issues(projectID: Int64, filter: DashboardFilter, now: Date, kind: String? = nil, order: IssueOrder = .events,
-                       limit: Int = 100) throws -> [IssueSummary] {
+    /// `state` is one of ``ServerStore/issueStateFilters`` (nil: every state).
+    public func issues(projectID: Int64, filter: DashboardFilter, now: Date, kind: String? = nil, state: String? = nil,
+                       order: IssueOrder = .events, limit: Int = 100) throws -> [IssueSummary] {
         if filter.range == .all, !filter.narrows {
-            return try store.issues(projectID: projectID, kind: kind, order: order, limit: limit)
+            return try store.issues(projectID: projectID, kind: kind, state: state, order: order, limit: limit, now: now)
         }
-        return try EventAggregates(store: store).issues(projectID: projectID, filter: filter, now: now, kind: kind, order: order, limit: limit)
+        return try EventAggregates(store: store).issues(projectID: projectID, filter: filter, now: now, kind: kind, state: state,
+                                                        order: order, limit: limit)
     }
 
     /// Whether a view kept in roll-ups by something other than the page must read events.

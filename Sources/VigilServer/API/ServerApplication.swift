@@ -10,6 +10,8 @@ public final class ServerApplication: Sendable {
     public let context: ServerContext
     /// The HTTP server.
     public let http: HTTPServer
+    /// The background pruning of old events, with `--retention-days`.
+    public let retention: RetentionPruner?
     /// Secrets created by this start, to show once: the admin token (when generated now) and
     /// the default project's ingest key (when the project was created now).
     public let firstStart: FirstStartSecrets
@@ -72,6 +74,7 @@ public final class ServerApplication: Sendable {
         OTLPRoutes.install(into: &router, context: context)
         NetworkRoutes.install(into: &router, context: context)
         ReleaseRoutes.install(into: &router, context: context)
+        IssueStateRoutes.install(into: &router, context: context)
         DashboardRoutes.install(into: &router, context: context)
         for route in extraRoutes { router.add(route) }
         let metricsSink = metrics
@@ -79,11 +82,17 @@ public final class ServerApplication: Sendable {
             metricsSink.recordRequest(route: route, status: status, seconds: seconds)
         }
         if options.workers > 0 { processor.start(workers: options.workers) }
+        retention = options.retentionDays.map {
+            RetentionPruner(store: store, days: $0, batchRows: options.retentionBatchRows, pauseSeconds: options.retentionPauseSeconds,
+                            clock: clock, metrics: metrics, log: log)
+        }
+        retention?.start()
     }
 
     /// Stops serving, then stops the workers after their current batch, then closes the database.
     public func stop() {
         http.stop()
+        retention?.stop()
         context.processor.stop()
         context.store.database.close()
     }
