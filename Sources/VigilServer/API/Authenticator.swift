@@ -81,6 +81,21 @@ public final class Authenticator: Sendable {
         return SecretToken.constantTimeEqual(String(parts[1]), mac(String(expiry)))
     }
 
+    /// The token a dashboard form posted from session `session` must carry (field `csrf`): a
+    /// keyed hash of the session, so a page of another site cannot know it. Every server on the
+    /// same database computes the same one.
+    public func formToken(forSession session: String) -> String {
+        mac("form:" + session)
+    }
+
+    /// Whether a form post is the admin's own: the admin token as bearer (no browser sends
+    /// that by itself), or a valid session cookie with its ``formToken(forSession:)`` in `csrf`.
+    public func isAdminFormPost(_ request: HTTPRequest, csrf: String?) -> Bool {
+        if let token = request.bearerToken, isAdminToken(token) { return true }
+        guard let session = request.cookie(Self.sessionCookie), isValidSession(session), let csrf else { return false }
+        return SecretToken.constantTimeEqual(csrf, formToken(forSession: session))
+    }
+
     /// A keyed hash, `SHA-256(secret ‖ SHA-256(secret ‖ message))`, which length extension cannot forge.
     private func mac(_ message: String) -> String {
         let inner = SecretToken.sha256(Data((sessionSecret + ":" + message).utf8))

@@ -60,18 +60,24 @@ public final class ServerApplication: Sendable {
         let symbolTables = SymbolTableCache(engine: symbolication)
         let processor = EventProcessor(store: store, symbols: symbolTables, crashAnalyzer: crashAnalyzer, metrics: metrics,
                                        clock: clock, log: log)
+        let deliverer = WebhookDeliverer(store: store, clock: clock, schedule: options.alertRetry,
+                                         timeoutSeconds: options.alertTimeoutSeconds, log: log)
+        let evaluator = AlertEvaluator(store: store, clock: clock, interval: options.alertIntervalSeconds,
+                                       onFired: { deliverer.wake() }, log: log)
         context = ServerContext(options: options, store: store,
                                 authenticator: Authenticator(store: store, adminTokenHash: adminHash, sessionSecret: secret, clock: clock),
                                 rateLimiter: RateLimiter(perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst, clock: clock),
                                 ingestor: EventIngestor(store: store, clock: clock, decoder: options.decoder,
                                                         processor: options.workers > 0 && options.processAtIngest ? processor : nil),
                                 processor: processor, symbolTables: symbolTables, metrics: metrics,
-                                symbolication: symbolication, reportImporter: reportImporter, clock: clock)
+                                symbolication: symbolication, reportImporter: reportImporter, clock: clock,
+                                alertEvaluator: evaluator, webhookDeliverer: deliverer)
         var router = HTTPRouter()
         APIRoutes.install(into: &router, context: context)
         OTLPRoutes.install(into: &router, context: context)
         NetworkRoutes.install(into: &router, context: context)
         ReleaseRoutes.install(into: &router, context: context)
+        AlertRoutes.install(into: &router, context: context)
         DashboardRoutes.install(into: &router, context: context)
         for route in extraRoutes { router.add(route) }
         let metricsSink = metrics
@@ -79,12 +85,18 @@ public final class ServerApplication: Sendable {
             metricsSink.recordRequest(route: route, status: status, seconds: seconds)
         }
         if options.workers > 0 { processor.start(workers: options.workers) }
+        if options.alertWorkers {
+            deliverer.start(pollSeconds: options.alertPollSeconds)
+            evaluator.start()
+        }
     }
 
     /// Stops serving, then stops the workers after their current batch, then closes the database.
     public func stop() {
         http.stop()
         context.processor.stop()
+        context.alertEvaluator.stop()
+        context.webhookDeliverer.stop()
         context.store.database.close()
     }
 
