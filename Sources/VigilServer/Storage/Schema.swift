@@ -21,7 +21,8 @@ enum Schema {
     /// alert per window is enforced by the database whatever the number of servers;
     /// `alert_outbox` each alert with its rendered body until delivered (the deliverers claim due
     /// rows with a lease, so a server that dies mid-delivery leaves them to be retried);
-    /// `alert_deliveries` one row per attempt, for the dashboard's delivery log.
+    /// `alert_deliveries` one row per attempt, for the dashboard's delivery log. Text compares
+    /// by bytes on PostgreSQL, as everywhere since version 3.
     private static func version7(_ d: SQLDialect) -> [String] {
         let text = d == .postgres ? "TEXT COLLATE \"C\"" : "TEXT"
         return [
@@ -29,13 +30,13 @@ enum Schema {
             CREATE TABLE alert_rules (
                 id \(d.autoIncrementPrimaryKey),
                 project_id BIGINT NOT NULL,
-                name TEXT NOT NULL,
+                name \(text) NOT NULL,
                 kind \(text) NOT NULL,
                 threshold DOUBLE PRECISION,
                 min_sessions BIGINT,
                 cooldown_seconds BIGINT NOT NULL,
-                url TEXT NOT NULL,
-                secret TEXT NOT NULL,
+                url \(text) NOT NULL,
+                secret \(text) NOT NULL,
                 enabled SMALLINT NOT NULL DEFAULT 1,
                 created_at BIGINT NOT NULL,
                 baseline_issue_id BIGINT NOT NULL DEFAULT 0
@@ -55,15 +56,15 @@ enum Schema {
                 id \(text) PRIMARY KEY,
                 rule_id BIGINT NOT NULL,
                 project_id BIGINT NOT NULL,
-                subject TEXT NOT NULL,
-                summary TEXT NOT NULL,
-                body TEXT NOT NULL,
+                subject \(text) NOT NULL,
+                summary \(text) NOT NULL,
+                body \(text) NOT NULL,
                 created_at BIGINT NOT NULL,
                 state SMALLINT NOT NULL DEFAULT 0,
                 attempts INTEGER NOT NULL DEFAULT 0,
                 next_attempt_at BIGINT NOT NULL,
                 delivered_at BIGINT,
-                last_error TEXT
+                last_error \(text)
             )
             """,
             "CREATE INDEX alert_outbox_due ON alert_outbox (next_attempt_at) WHERE state = 0",
@@ -71,13 +72,13 @@ enum Schema {
             """
             CREATE TABLE alert_deliveries (
                 id \(d.autoIncrementPrimaryKey),
-                alert_id TEXT NOT NULL,
+                alert_id \(text) NOT NULL,
                 project_id BIGINT NOT NULL,
                 rule_id BIGINT NOT NULL,
                 attempt INTEGER NOT NULL,
                 attempted_at BIGINT NOT NULL,
                 status INTEGER,
-                error TEXT,
+                error \(text),
                 duration_ms DOUBLE PRECISION NOT NULL
             )
             """,

@@ -174,8 +174,16 @@ extension ServerStore {
     /// Claims up to `limit` alerts due at `now`: each gets its attempt counted and its next
     /// attempt moved to `leaseUntil`, so no other deliverer (or server) takes it meanwhile, and
     /// a deliverer that dies mid-attempt leaves it to be taken again when the lease ends.
+    ///
+    /// A read through the outbox's partial index comes first, so an idle server polling the
+    /// outbox takes no write lock (SQLite has one for the whole file).
     func claimDueAlerts(now: Date, leaseUntil: Date, limit: Int) throws -> [ClaimedAlert] {
-        try database.write { connection in
+        let due = try database.read { connection in
+            try connection.first("SELECT 1 FROM alert_outbox WHERE state = 0 AND next_attempt_at <= ? LIMIT 1",
+                                 [.integer(ServerStore.millis(now))]) != nil
+        }
+        guard due else { return [] }
+        return try database.write { connection in
             let rows = try connection.query("""
                 SELECT id, project_id, rule_id, attempts, body FROM alert_outbox
                 WHERE state = 0 AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?\(connection.dialect.claimRows)
