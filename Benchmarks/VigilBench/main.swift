@@ -10,6 +10,7 @@ let commands: [any Command.Type] = [
     ReportsBenchmark.self,
     ServerBenchmark.self,
     ScrapeBenchmark.self,
+    RetentionBenchmark.self,
     BLEBenchmark.self,
     CrashBenchmark.self,
     SymbolsBenchmark.self,

@@ -15,7 +15,7 @@ enum ServeCommand: Command {
                            [--metrics-token TOKEN] [--connections-per-address N] [--header-timeout SECONDS]
                            [--alerts on|off] [--alert-interval SECONDS] [--alert-timeout SECONDS]
                            [--alert-retry-base SECONDS] [--alert-retry-cap SECONDS] [--alert-max-attempts N]
-                           [--exit-after SECONDS]
+                           [--retention-days N] [--exit-after SECONDS]
 
           --db                 where the data lives (default sqlite:.vigil/vigil.sqlite); several servers may share
                                one PostgreSQL database
@@ -43,6 +43,8 @@ enum ServeCommand: Command {
           --alert-timeout      seconds a webhook receiver has to answer (default 10)
           --alert-retry-base   first retry delay in seconds, doubling per attempt (default 10), up to
                                --alert-retry-cap (default 3600); --alert-max-attempts attempts in all (default 20)
+          --retention-days     keep raw events N days (by their own time; fractions allowed) and prune older ones in
+                               the background in small batches; roll-ups and issues stay (default: keep forever)
           --exit-after         stop after SECONDS (tests and demos)
         """
 
@@ -51,7 +53,7 @@ enum ServeCommand: Command {
                                    "rate-burst", "max-events-bytes", "max-events-decoded-bytes", "max-symbols-bytes",
                                    "spool-dir", "decoder", "process-at-ingest", "exit-after", "metrics-token",
                                    "connections-per-address", "header-timeout", "alerts", "alert-interval", "alert-timeout",
-                                   "alert-retry-base", "alert-retry-cap", "alert-max-attempts"]
+                                   "alert-retry-base", "alert-retry-cap", "alert-max-attempts", "retention-days"]
         let arguments = try Arguments(words, valued: valued)
         let unknown = arguments.unknown(allowedFlags: ["reset-admin-token"], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -101,6 +103,12 @@ enum ServeCommand: Command {
             throw UsageError("--alert-interval and --alert-timeout must be > 0, --alert-retry-base ≥ 0")
         }
         options.alertRetry = retry
+        if let text = arguments.value("retention-days") {
+            guard let days = Double(text), days > 0, days.isFinite else {
+                throw UsageError("--retention-days: \"\(text.prefix(40))\" is not a positive number of days")
+            }
+            options.retentionDays = days
+        }
         let exitAfter: Double? = try arguments.value("exit-after").map { text in
             guard let seconds = Double(text), seconds >= 0 else { throw UsageError("--exit-after: \"\(text)\" is not a number of seconds") }
             return seconds

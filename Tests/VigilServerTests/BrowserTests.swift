@@ -14,10 +14,10 @@ struct BrowserTests {
 
     /// Loads `url` in headless Chromium with the profile in `profile`; returns the DOM and the
     /// browser's console and error lines.
-    static func load(_ url: String, profile: URL, screenshot: URL? = nil) throws -> (dom: String, problems: [String]) {
+    static func load(_ url: String, profile: URL, screenshot: URL? = nil, extra: [String] = []) throws -> (dom: String, problems: [String]) {
         var arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                          "--no-default-browser-check", "--disable-extensions", "--user-data-dir=\(profile.path)",
-                         "--enable-logging=stderr", "--v=0", "--window-size=1280,1000"]
+                         "--enable-logging=stderr", "--v=0", "--window-size=1280,1000"] + extra
         if let screenshot { arguments.append("--screenshot=\(screenshot.path)") } else { arguments.append("--dump-dom") }
         let outcome = try SpawnedProcess.run(chromium, arguments + [url], timeout: 90)
         guard outcome.exitStatus == 0 else { throw TestSupportError("chromium failed on \(url): \(outcome)") }
@@ -146,5 +146,95 @@ struct BrowserTests {
         let size = (try FileManager.default.attributesOfItem(atPath: shot.path)[.size] as? NSNumber)?.intValue ?? 0
         #expect(size > 10_000, "the screenshot is missing or empty")
         #expect(demoSeconds < 120, "the quick demo took \(demoSeconds) s")
+    }
+}
+
+/// The issue workflow in a real browser: the resolve button on the issue page, then an event
+/// from a later version, then the regression mark on the issue page and in the list.
+@Suite("issue workflow in a browser")
+struct IssueWorkflowBrowserTests {
+    /// A page of the test's own (same origin as the dashboard) whose script opens `path` in a
+    /// window, fills the `version` field of the form of `button` (when given) and clicks that
+    /// button like a person would, then copies the page the browser landed on into a textarea
+    /// that `--dump-dom` shows. (The dashboard itself forbids frames, so a window it is.)
+    static func clicker(path: String, button: String, version: String?) -> String {
+        func literal(_ text: String) -> String {
+            String(decoding: try! JSONSerialization.data(withJSONObject: [text], options: []), as: UTF8.self)
+                .dropFirst().dropLast().description
+        }
+        return """
+            <!DOCTYPE html><html><head><meta charset="utf-8"><title>clicker</title></head><body><textarea id="after"></textarea><script>
+            const w = window.open(\(literal(path)), "dashboard");
+            const button = \(literal(button)), version = \(version.map(literal) ?? "null");
+            let clicked = false, steps = 0;
+            // Each wait is a request to the server (which answers after 200 ms): while it is
+            // pending the page's virtual time stands still, so --dump-dom waits for the window.
+            function next() { if (++steps < 75) fetch("/test/wait").then(step, step); }
+            function step() {
+              try {
+                const doc = w.document;
+                const target = doc.querySelector('button[value="' + button + '"]');
+                if (!clicked && doc.readyState === "complete" && target) {
+                  const input = doc.querySelector('form[data-action="' + button + '"] input[name="version"]');
+                  if (input && version !== null) input.value = version;
+                  clicked = true;
+                  target.click();
+                } else if (clicked && doc.readyState === "complete" && doc.body && doc.body.innerHTML.indexOf("<h2>Audit</h2>") >= 0 && !target) {
+                  document.getElementById("after").textContent = doc.documentElement.outerHTML;
+                  return;
+                }
+              } catch (error) { document.getElementById("after").textContent = "error: " + error; }
+              next();
+            }
+            next();
+            </script></body></html>
+            """
+    }
+
+    static func hang(version: String) -> Event {
+        var event = ProcessingTestsFixture.hang(index: 0)
+        event.id = UUID()
+        event.time = Date().addingTimeInterval(-30)
+        event.app.version = version
+        return event
+    }
+
+    @Test("resolve an issue with its button, post an event from a later version, see it marked regressed")
+    func resolveThenRegress() throws {
+        let clickRoute = HTTPRoute("GET", "/test/click") { request in
+            // Without the dashboard's Content-Security-Policy: this page's script fetches.
+            HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")],
+                         body: Data(Self.clicker(path: request.query["path"] ?? "/", button: request.query["button"] ?? "",
+                                                 version: request.query["version"]).utf8))
+        }
+        let waitRoute = HTTPRoute("GET", "/test/wait") { _ in
+            Thread.sleep(forTimeInterval: 0.2)
+            return .text("ok")
+        }
+        let server = try TestServer(.sqlite, configure: { $0.workers = 1 }, extraRoutes: [clickRoute, waitRoute])
+        #expect(try server.postEvents([Self.hang(version: "1.0")]).status == 200)
+        let issue = try #require(try server.store.issues(projectID: server.project.id).first)
+        let base = "http://127.0.0.1:\(server.app.port)"
+        let profile = try TemporaryDirectory(prefix: "chromium")
+        let login = try BrowserTests.load("\(base)/login?token=\(TestServer.adminToken)&next=/issues/\(issue.id)", profile: profile.url)
+        #expect(login.dom.contains("Resolve in version"), "\(login.dom.prefix(3000))")
+        #expect(login.problems.isEmpty, "\(login.problems)")
+
+        let clicked = try BrowserTests.load(
+            "\(base)/test/click?path=/issues/\(issue.id)&button=resolve-version&version=1.0", profile: profile.url,
+            extra: ["--disable-popup-blocking", "--virtual-time-budget=5000"])
+        #expect(clicked.dom.contains("resolved in 1.0"), "\(clicked.dom.prefix(3000))")
+        #expect(try server.store.issue(projectID: server.project.id, id: issue.id)?.summary.state.resolvedIn == "1.0")
+        let audit = try server.store.issueAudit(projectID: server.project.id, issueID: issue.id)
+        #expect(audit.first?.actor.hasPrefix("dashboard session ") == true, "\(audit)")
+
+        #expect(try server.postEvents([Self.hang(version: "1.0")]).status == 200)
+        #expect(try BrowserTests.load("\(base)/issues/\(issue.id)", profile: profile.url).dom.contains("resolved in 1.0"))
+        #expect(try server.postEvents([Self.hang(version: "1.1")]).status == 200)
+        let page = try BrowserTests.load("\(base)/issues/\(issue.id)", profile: profile.url)
+        #expect(page.problems.isEmpty, "\(page.problems)")
+        #expect(page.dom.contains("<span class=\"regression\">Regressed in <b>1.1</b>"), "\(page.dom.prefix(3000))")
+        let list = try BrowserTests.load("\(base)/issues", profile: profile.url)
+        #expect(list.dom.contains("regressed in 1.1"), "\(list.dom.prefix(3000))")
     }
 }

@@ -60,6 +60,7 @@ extension BothStores {
         /// modelled; migrating again must add it back with the rows kept.
         static func undoVersionFive(_ connection: any DatabaseConnection) throws {
             try undoVersionSeven(connection)
+            try undoVersionSix(connection)
             try connection.execute("DROP TABLE rollup_sketches")
             try connection.execute("ALTER TABLE apm_event DROP COLUMN user_key")
         }
@@ -69,6 +70,17 @@ extension BothStores {
             for table in ["alert_rules", "alert_cooldowns", "alert_outbox", "alert_deliveries"] {
                 try connection.execute("DROP TABLE \(table)")
             }
+        }
+
+        /// Takes back what version 6 added (issue workflow, retention).
+        static func undoVersionSix(_ connection: any DatabaseConnection) throws {
+            for column in ["status", "resolution", "resolved_in", "resolved_at", "ignore_until_events", "ignore_until",
+                           "regressed_version", "regressed_at", "upsert_new"] {
+                try connection.execute("ALTER TABLE issues DROP COLUMN \(column)")
+            }
+            try connection.execute("DROP TABLE issue_audit")
+            try connection.execute("DROP TABLE issue_pruned")
+            try connection.execute("ALTER TABLE issue_users DROP COLUMN pruned")
         }
 
         /// Text columns of the server's tables on PostgreSQL whose collation is not `"C"`.

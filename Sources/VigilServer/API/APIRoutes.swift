@@ -154,10 +154,14 @@ enum APIRoutes {
                 return order
             } ?? .events
             let limit = request.query["limit"].flatMap(Int.init) ?? 100
+            let state = request.query["state"].flatMap { $0.isEmpty ? nil : $0 }
+            if let state, !ServerStore.issueStateFilters.contains(state) {
+                throw HTTPError.badRequest("state: expected one of \(ServerStore.issueStateFilters.joined(separator: ", "))")
+            }
             struct Answer: Encodable { var issues: [IssueSummary] }
             return .json(encoding: Answer(issues: try context.store.issues(projectID: project.id, kind: kind,
-                                                                           version: request.query["version"],
-                                                                           order: order, limit: limit)))
+                                                                           version: request.query["version"], state: state,
+                                                                           order: order, limit: limit, now: context.clock.wallNow())))
         }
 
         router.add("GET", "/api/v1/issues/:id", name: "issue", authorize: admin) { request in

@@ -78,12 +78,12 @@ enum AlertRoutes {
             return .json(encoding: Answer(deliveries: try context.store.alertDeliveries(projectID: project.id, limit: limit(request))))
         }
 
-        // The dashboard's forms: a session cookie and its form token, or the admin token.
+        // The dashboard's forms: a session cookie and its CSRF token, as every dashboard form.
         let formBody = BodyPolicy(maxBytes: 16 * 1024, acceptsGzip: false)
         router.add("POST", "/alerts/rules", name: "dashboard", body: formBody) { request in
             let form = DashboardRoutes.formFields(request.bodyData)
-            guard context.authenticator.isAdminFormPost(request, csrf: form["csrf"]) else {
-                throw HTTPError(status: 403, code: "forbidden", reason: "the form needs a dashboard session and its form token")
+            guard context.authenticator.isValidDashboardPost(request, csrf: form["csrf"]) else {
+                throw HTTPError(status: 403, code: "forbidden", reason: "the form needs a dashboard session and its CSRF token")
             }
             let project = try context.project(for: request)
             let draft = AlertRuleDraft(name: form["name"] ?? "", kind: form["kind"] ?? "", url: form["url"] ?? "",
@@ -96,8 +96,8 @@ enum AlertRoutes {
 
         router.add("POST", "/alerts/rules/:id/delete", name: "dashboard", body: formBody) { request in
             let form = DashboardRoutes.formFields(request.bodyData)
-            guard context.authenticator.isAdminFormPost(request, csrf: form["csrf"]) else {
-                throw HTTPError(status: 403, code: "forbidden", reason: "the form needs a dashboard session and its form token")
+            guard context.authenticator.isValidDashboardPost(request, csrf: form["csrf"]) else {
+                throw HTTPError(status: 403, code: "forbidden", reason: "the form needs a dashboard session and its CSRF token")
             }
             let project = try context.project(for: request)
             try delete(request.pathParameters["id"], project: project, context: context)

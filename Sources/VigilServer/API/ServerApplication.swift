@@ -10,6 +10,8 @@ public final class ServerApplication: Sendable {
     public let context: ServerContext
     /// The HTTP server.
     public let http: HTTPServer
+    /// The background pruning of old events, with `--retention-days`.
+    public let retention: RetentionPruner?
     /// Secrets created by this start, to show once: the admin token (when generated now) and
     /// the default project's ingest key (when the project was created now).
     public let firstStart: FirstStartSecrets
@@ -58,8 +60,12 @@ public final class ServerApplication: Sendable {
 
         let metrics = ServerMetrics()
         let symbolTables = SymbolTableCache(engine: symbolication)
+        // New-issue and regression alerts are written in the processing transaction that decides them.
         let processor = EventProcessor(store: store, symbols: symbolTables, crashAnalyzer: crashAnalyzer, metrics: metrics,
-                                       clock: clock, log: log)
+                                       clock: clock, log: log,
+                                       transitionHandler: { transitions, connection in
+                                           try AlertEvaluator.fire(for: transitions, on: connection)
+                                       })
         let deliverer = WebhookDeliverer(store: store, clock: clock, schedule: options.alertRetry,
                                          timeoutSeconds: options.alertTimeoutSeconds, log: log)
         let evaluator = AlertEvaluator(store: store, clock: clock, interval: options.alertIntervalSeconds,
@@ -78,6 +84,7 @@ public final class ServerApplication: Sendable {
         NetworkRoutes.install(into: &router, context: context)
         ReleaseRoutes.install(into: &router, context: context)
         AlertRoutes.install(into: &router, context: context)
+        IssueStateRoutes.install(into: &router, context: context)
         DashboardRoutes.install(into: &router, context: context)
         for route in extraRoutes { router.add(route) }
         let metricsSink = metrics
@@ -89,11 +96,17 @@ public final class ServerApplication: Sendable {
             deliverer.start(pollSeconds: options.alertPollSeconds)
             evaluator.start()
         }
+        retention = options.retentionDays.map {
+            RetentionPruner(store: store, days: $0, batchRows: options.retentionBatchRows, pauseSeconds: options.retentionPauseSeconds,
+                            clock: clock, metrics: metrics, log: log)
+        }
+        retention?.start()
     }
 
     /// Stops serving, then stops the workers after their current batch, then closes the database.
     public func stop() {
         http.stop()
+        retention?.stop()
         context.processor.stop()
         context.alertEvaluator.stop()
         context.webhookDeliverer.stop()

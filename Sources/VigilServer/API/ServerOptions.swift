@@ -35,6 +35,13 @@ public struct ServerOptions: Sendable {
     public var spoolDirectory: String
     /// The project created at first start and used when a request names none.
     public var defaultProject = "default"
+    /// Days of raw events to keep (by the events' own time); nil keeps them forever. Roll-ups
+    /// and issues are kept whatever this says (``RetentionPruner``).
+    public var retentionDays: Double?
+    /// Rows retention deletes per transaction.
+    public var retentionBatchRows = 500
+    /// Seconds retention waits between two batches.
+    public var retentionPauseSeconds = 0.05
     /// Which decoder reads event bodies (the Foundation one only for comparisons).
     public var decoder: EventIngestor.Decoder = .tape
 

@@ -3,15 +3,15 @@ import Foundation
 /// `/alerts`: the project's alert rules (with a form to add one and a button to delete each),
 /// the latest alerts with their delivery state, and the delivery log (every attempt).
 ///
-/// The forms post to `/alerts/rules…` with the session's form token (`csrf`), which
-/// ``Authenticator/isAdminFormPost(_:csrf:)`` checks.
+/// The forms post to `/alerts/rules…` with the session's CSRF token (`csrf`), which
+/// ``Authenticator/isValidDashboardPost(_:csrf:)`` checks.
 enum AlertsPage {
     static func render(_ page: DashboardPage) throws -> HTTPResponse {
         let store = page.context.store
         let rules = try store.alertRules(projectID: page.project.id)
         let alerts = try store.alerts(projectID: page.project.id, limit: 50)
         let deliveries = try store.alertDeliveries(projectID: page.project.id, limit: 100)
-        let csrf = page.request.cookie(Authenticator.sessionCookie).map { page.context.authenticator.formToken(forSession: $0) } ?? ""
+        let csrf = page.request.cookie(Authenticator.sessionCookie).map { page.context.authenticator.csrfToken(forSession: $0) } ?? ""
         var html = HTML()
         html.raw("<h2>Rules</h2>")
         if rules.isEmpty {

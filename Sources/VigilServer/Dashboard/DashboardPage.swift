@@ -92,6 +92,9 @@ struct DashboardPage {
         tr.inapp td{background:#fff6dc;font-weight:600}tr.inlined td.fn{padding-left:28px;font-style:italic}
         .badge{display:inline-block;padding:1px 7px;border-radius:9px;font-size:12px;background:#e5e7ec}
         .badge.crash{background:#fbd5d5;color:#8a1c1c}.badge.hang{background:#fde8c8;color:#7a4a00}
+        .badge.state-resolved{background:#d4f2dc;color:#1b6b33}.badge.state-ignored{background:#e5e7ec;color:#555}
+        .badge.state-regressed,.regression{background:#fbd5d5;color:#8a1c1c}.regression{padding:1px 7px;border-radius:9px}
+        .workflow .actions{display:flex;flex-wrap:wrap;gap:6px}.workflow form.state{display:inline-flex;gap:4px;margin:0}
         .badge.worse{background:#fbd5d5;color:#8a1c1c}.badge.better{background:#d4f2dc;color:#1b6b33}
         .cards{display:flex;gap:12px;flex-wrap:wrap}.card{background:#fff;padding:10px 16px;box-shadow:0 1px 2px #0001;min-width:120px}
         .card b{display:block;font-size:22px}.muted,.empty{color:#6b7385}code{background:#eef0f4;padding:1px 4px}

@@ -21,6 +21,9 @@ enum DashboardRoutes {
             }
             return try IssuePage.render(try DashboardPage(context: context, request: request), id: request.pathParameters["id"])
         }
+        router.add("POST", "/issues/:id/state", name: "dashboard", body: BodyPolicy(maxBytes: 8 * 1024, acceptsGzip: false)) { request in
+            try IssueStatePanel.handlePost(request, context: context)
+        }
         page("/hangs", MetricPages.hangs)
         page("/network", MetricPages.network)
         page("/network/breakdown", NetworkBreakdownPage.render)

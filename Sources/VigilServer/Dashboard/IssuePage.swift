@@ -1,7 +1,7 @@
 import Foundation
 
 /// `/issues/:id`: one issue's symbolicated stack (in-app frames highlighted), classification,
-/// versions and latest events.
+/// versions and latest events, and its workflow panel (state, regression mark, buttons, audit).
 enum IssuePage {
     static func render(_ page: DashboardPage, id: String?) throws -> HTTPResponse {
         guard let id = id.flatMap(Int64.init), let issue = try page.context.store.issue(projectID: page.project.id, id: id) else {
@@ -16,6 +16,7 @@ enum IssuePage {
         html.raw("</p><div class=\"cards\"><div class=\"card\"><b>\(summary.events)</b>events</div><div class=\"card\"><b>\(summary.users)</b>users</div>"
                  + "<div class=\"card\"><b>\(DashboardPage.time(summary.firstSeen))</b>first seen</div>"
                  + "<div class=\"card\"><b>\(DashboardPage.time(summary.lastSeen))</b>last seen</div></div>")
+        html.raw(try IssueStatePanel.render(issue, page: page))
         if let classification = issue.classification {
             html.raw("<h2>Diagnosis</h2><p><span class=\"badge\">")
             html.text(classification.category)

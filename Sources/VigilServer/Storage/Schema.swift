@@ -9,11 +9,8 @@ enum Schema {
 
     /// Migration `n` (1-based) brings a database at version `n - 1` to `n`.
     static func migrations(_ dialect: SQLDialect) -> [[String]] {
-        [version1(dialect), version2, version3(dialect), version4, version5(dialect), version6, version7(dialect)]
+        [version1(dialect), version2, version3(dialect), version4, version5(dialect), version6(dialect), version7(dialect)]
     }
-
-    /// Version 6: kept by the issue workflow's migration, merged separately.
-    private static let version6: [String] = []
 
     /// Version 7: alerts. `alert_rules` holds each project's rules and the secret their webhook
     /// bodies are signed with; `alert_cooldowns` one row per rule and subject (`issue:ID`,
@@ -83,6 +80,53 @@ enum Schema {
             )
             """,
             "CREATE INDEX alert_deliveries_project ON alert_deliveries (project_id, id)",
+        ]
+    }
+
+    /// Version 6: the issue workflow and retention.
+    ///
+    /// `issues` gains its state (`status`: `open`, `resolved`, `ignored` or `regressed`, with
+    /// what it was resolved in or ignored until, and the version it regressed in) and
+    /// `upsert_new`, 1 only in the statement that inserted the row, so the processing upsert
+    /// tells a new issue from an existing one without a race. `issue_audit` records who changed
+    /// an issue's state and when. Retention keeps what it pruned from an issue in
+    /// `issue_pruned` (per app version) and marks the pruned events' sessions in `issue_users`,
+    /// so recounting an issue from its remaining events still counts them.
+    private static func version6(_ d: SQLDialect) -> [String] {
+        let text = d == .postgres ? "TEXT COLLATE \"C\"" : "TEXT"
+        return [
+            "ALTER TABLE issues ADD COLUMN status \(text) NOT NULL DEFAULT 'open'",
+            "ALTER TABLE issues ADD COLUMN resolution \(text)",
+            "ALTER TABLE issues ADD COLUMN resolved_in \(text)",
+            "ALTER TABLE issues ADD COLUMN resolved_at BIGINT",
+            "ALTER TABLE issues ADD COLUMN ignore_until_events BIGINT",
+            "ALTER TABLE issues ADD COLUMN ignore_until BIGINT",
+            "ALTER TABLE issues ADD COLUMN regressed_version \(text)",
+            "ALTER TABLE issues ADD COLUMN regressed_at BIGINT",
+            "ALTER TABLE issues ADD COLUMN upsert_new SMALLINT NOT NULL DEFAULT 0",
+            """
+            CREATE TABLE issue_audit (
+                id \(d.autoIncrementPrimaryKey),
+                project_id BIGINT NOT NULL,
+                issue_id BIGINT NOT NULL,
+                at BIGINT NOT NULL,
+                actor \(text) NOT NULL,
+                action \(text) NOT NULL,
+                detail \(text)
+            )
+            """,
+            "CREATE INDEX issue_audit_issue ON issue_audit (issue_id, at)",
+            """
+            CREATE TABLE issue_pruned (
+                issue_id BIGINT NOT NULL,
+                app_version \(text) NOT NULL,
+                event_count BIGINT NOT NULL,
+                first_seen BIGINT NOT NULL,
+                last_seen BIGINT NOT NULL,
+                PRIMARY KEY (issue_id, app_version)
+            )
+            """,
+            "ALTER TABLE issue_users ADD COLUMN pruned SMALLINT NOT NULL DEFAULT 0",
         ]
     }
 

@@ -50,7 +50,7 @@ extension ServerStore {
     private static let bulkColumns = [
         "project_id", "id", "type", "received_at", "occurred_at", "app_id", "app_version", "app_build", "os", "os_version",
         "device_model", "page", "session_id", "duration_ms", "tags_json", "payload_json", "images_json", "context_json",
-        "state", "processed_at",
+        "user_key", "state", "processed_at",
     ]
 
     static func insertEvents(on connection: any DatabaseConnection, projectID: Int64, _ records: [EventRecord],

@@ -24,6 +24,8 @@ public struct IssueSummary: Sendable, Hashable, Codable {
     public var symbolicated: Bool
     /// App versions it was seen in, newest first.
     public var versions: [String]
+    /// Where it stands in the workflow (open, resolved, ignored, regressed).
+    public var state: IssueState
 }
 
 /// One app version's share of an issue.
@@ -87,13 +89,18 @@ public enum IssueOrder: String, Sendable, CaseIterable {
 }
 
 extension ServerStore {
-    /// The project's issues, optionally of one kind and seen in one version.
-    public func issues(projectID: Int64, kind: String? = nil, version: String? = nil, order: IssueOrder = .events,
-                       limit: Int = 100) throws -> [IssueSummary] {
+    /// The project's issues, optionally of one kind, seen in one version, and in one state as
+    /// listed at `now` (one of ``issueStateFilters``; nil or `all`: every state).
+    public func issues(projectID: Int64, kind: String? = nil, version: String? = nil, state: String? = nil,
+                       order: IssueOrder = .events, limit: Int = 100, now: Date = Date()) throws -> [IssueSummary] {
         try database.read { connection in
             var sql = "SELECT i.* FROM issues i WHERE i.project_id = ?"
             var arguments: [SQLValue] = [.integer(projectID)]
             if let kind { sql += " AND i.kind = ?"; arguments.append(.text(kind)) }
+            if let state, let (condition, values) = Self.stateCondition(state, now: now) {
+                sql += " AND " + condition
+                arguments += values
+            }
             if let version {
                 sql += " AND EXISTS (SELECT 1 FROM issue_versions v WHERE v.issue_id = i.id AND v.app_version = ?)"
                 arguments.append(.text(version))
@@ -165,6 +172,6 @@ extension ServerStore {
                      subtitle: row.string("subtitle"), fingerprint: row.string("fingerprint") ?? "",
                      events: row.int64("event_count"), users: row.int64("user_count"),
                      firstSeen: date(row.int64("first_seen")), lastSeen: date(row.int64("last_seen")),
-                     symbolicated: row.int("symbolicated") != 0, versions: versions)
+                     symbolicated: row.int("symbolicated") != 0, versions: versions, state: IssueState(row: row))
     }
 }
