@@ -342,6 +342,17 @@ extension BothStores {
             #expect(try evaluator.evaluate() == 0)
             let alerts = try server.store.alerts(projectID: server.project.id)
             #expect(alerts.count == 2)
+            // Release rules are checked at most every releaseInterval: with no cooldown, the
+            // hang-rate rule fires again only once the interval has passed.
+            _ = try Self.createRule(server, ["name": "hangs, no cooldown", "kind": "hang_rate", "url": url, "threshold": 1,
+                                             "cooldownMinutes": 0])
+            let clock = TestClock(wall: Date())
+            let paced = AlertEvaluator(store: server.store, clock: clock, releaseInterval: 300)
+            #expect(try paced.evaluate() == 1)
+            clock.advance(byMilliseconds: 200_000)
+            #expect(try paced.evaluate() == 0)
+            clock.advance(byMilliseconds: 101_000)
+            #expect(try paced.evaluate() == 1)
             #expect(alerts.allSatisfy { $0.subject == "release:3.2.0 (412)" })
             #expect(alerts.contains { $0.text.contains("crash-free users") })
             #expect(alerts.contains { $0.text.contains("s per foreground hour") })

@@ -19,19 +19,26 @@ public final class AlertEvaluator: Sendable {
     private let clock: any VigilClock
     private let interval: Double
     private let releaseDays: Int64
+    private let releaseInterval: Double
+    /// When release rules were last checked (monotonic), nil before the first check.
+    private let lastReleaseCheck = Mutex<MonotonicInstant?>(nil)
     private let onFired: @Sendable () -> Void
     private let log: @Sendable (String) -> Void
     private let loop: BackgroundLoop
 
     /// An evaluator for `store` checking every `interval` seconds; `onFired` runs after an
     /// evaluation fired alerts (to wake the deliverer). Release rules look at the last
-    /// `releaseDays` days.
+    /// `releaseDays` days and are checked at most every `releaseInterval` seconds: their figures
+    /// merge distinct-user sketches (up to 16,384 rows per release and day), far more than the
+    /// issue rules read, and release rates move slowly.
     public init(store: ServerStore, clock: any VigilClock = SystemClock(), interval: Double = 15, releaseDays: Int64 = 30,
+                releaseInterval: Double = 300,
                 onFired: @escaping @Sendable () -> Void = {}, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.store = store
         self.clock = clock
         self.interval = max(0.05, interval)
         self.releaseDays = max(1, releaseDays)
+        self.releaseInterval = max(0, releaseInterval)
         self.onFired = onFired
         self.log = log
         self.loop = BackgroundLoop(name: "vigil-alert-evaluator")
@@ -61,6 +68,7 @@ public final class AlertEvaluator: Sendable {
         let names = Dictionary(uniqueKeysWithValues: try store.projects().map { ($0.id, $0.name) })
         var fired = 0
         var health: [Int64: [ReleaseHealth]] = [:]
+        let releasesDue = releaseRulesDue()
         for (rule, baseline) in rules {
             let project = names[rule.projectID] ?? "project \(rule.projectID)"
             switch rule.kind {
@@ -69,6 +77,7 @@ public final class AlertEvaluator: Sendable {
             case .issueEvents:
                 fired += try checkIssueEvents(rule, project: project, now: now)
             case .crashFreeUsers, .hangRate:
+                guard releasesDue else { continue }
                 if health[rule.projectID] == nil {
                     let today = Int64((now.timeIntervalSince1970 / 86_400).rounded(.down))
                     health[rule.projectID] = try store.releaseHealth(projectID: rule.projectID, sinceDay: today - releaseDays + 1)
@@ -80,6 +89,16 @@ public final class AlertEvaluator: Sendable {
             }
         }
         return fired
+    }
+
+    /// Whether the release rules are due (and, if so, marks them checked now).
+    private func releaseRulesDue() -> Bool {
+        let now = clock.monotonicNow()
+        return lastReleaseCheck.withLock { last in
+            if let previous = last, Double(now.nanoseconds(since: previous)) / 1e9 < releaseInterval { return false }
+            last = now
+            return true
+        }
     }
 
     /// Issues newer than the rule that no alert of it covers yet.
