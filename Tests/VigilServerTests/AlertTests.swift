@@ -310,6 +310,32 @@ extension BothStores {
             #expect(try first.alerts(projectID: project.id).count == 3)
         }
 
+        @Test("two deliverers (two servers on PostgreSQL) draining one outbox send each of 40 alerts once",
+              arguments: StoreKind.allCases)
+        func twoDeliverersShareTheOutbox(kind: StoreKind) throws {
+            let receiver = try AlertReceiver(failures: 0)
+            defer { receiver.stop() }
+            let directory = try TemporaryDirectory(prefix: "outbox")
+            let location = try kind.freshLocation(in: directory)
+            let first = try ServerStore.open(location, connections: 4)
+            let second = kind == .postgres ? try ServerStore.open(location, connections: 4) : first
+            defer { first.database.close(); if second !== first { second.database.close() } }
+            let (project, _) = try first.ensureProject(name: "default")
+            let rule = try first.createAlertRule(projectID: project.id, AlertRuleDraft(
+                name: "busy", kind: "issue_events", url: receiver.url, threshold: 1), now: Date())
+            for issue in 1...40 {
+                #expect(try first.fireAlert(Alert(rule: rule, projectName: "default", subject: "issue:\(issue)", createdAt: Date())))
+            }
+            let deliverers = [WebhookDeliverer(store: first), WebhookDeliverer(store: second)]
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                while ((try? deliverers[index].deliverDue(limit: 3)) ?? 0) > 0 {}
+            }
+            let ids = receiver.requests.compactMap { $0.headers["vigil-alert-id"] }
+            #expect(ids.count == 40)
+            #expect(Set(ids).count == 40)
+            #expect(try first.alerts(projectID: project.id).allSatisfy { $0.state == "delivered" && $0.attempts == 1 })
+        }
+
         @Test("a release below the crash-free-users threshold after enough sessions, and one hanging too long, fire once each",
               arguments: StoreKind.allCases)
         func releaseRules(kind: StoreKind) throws {
