@@ -135,6 +135,7 @@ public enum AlertRuleError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No such rule in the project.
     case unknown(Int64)
 
+    /// The field and what it expects, or the unknown id, for an answer's `reason`.
     public var description: String {
         switch self {
         case .invalid(let field, let reason): return "\(field): \(reason)"
