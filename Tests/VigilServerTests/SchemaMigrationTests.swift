@@ -59,9 +59,17 @@ extension BothStores {
         /// Takes back what version 5 added (release health), so that an older database is
         /// modelled; migrating again must add it back with the rows kept.
         static func undoVersionFive(_ connection: any DatabaseConnection) throws {
+            try undoVersionSeven(connection)
             try undoVersionSix(connection)
             try connection.execute("DROP TABLE rollup_sketches")
             try connection.execute("ALTER TABLE apm_event DROP COLUMN user_key")
+        }
+
+        /// Takes back what version 7 added (alerts).
+        static func undoVersionSeven(_ connection: any DatabaseConnection) throws {
+            for table in ["alert_rules", "alert_cooldowns", "alert_outbox", "alert_deliveries"] {
+                try connection.execute("DROP TABLE \(table)")
+            }
         }
 
         /// Takes back what version 6 added (issue workflow, retention).

@@ -60,20 +60,30 @@ public final class ServerApplication: Sendable {
 
         let metrics = ServerMetrics()
         let symbolTables = SymbolTableCache(engine: symbolication)
+        // New-issue and regression alerts are written in the processing transaction that decides them.
         let processor = EventProcessor(store: store, symbols: symbolTables, crashAnalyzer: crashAnalyzer, metrics: metrics,
-                                       clock: clock, log: log)
+                                       clock: clock, log: log,
+                                       transitionHandler: { transitions, connection in
+                                           try AlertEvaluator.fire(for: transitions, on: connection)
+                                       })
+        let deliverer = WebhookDeliverer(store: store, clock: clock, schedule: options.alertRetry,
+                                         timeoutSeconds: options.alertTimeoutSeconds, log: log)
+        let evaluator = AlertEvaluator(store: store, clock: clock, interval: options.alertIntervalSeconds,
+                                       onFired: { deliverer.wake() }, log: log)
         context = ServerContext(options: options, store: store,
                                 authenticator: Authenticator(store: store, adminTokenHash: adminHash, sessionSecret: secret, clock: clock),
                                 rateLimiter: RateLimiter(perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst, clock: clock),
                                 ingestor: EventIngestor(store: store, clock: clock, decoder: options.decoder,
                                                         processor: options.workers > 0 && options.processAtIngest ? processor : nil),
                                 processor: processor, symbolTables: symbolTables, metrics: metrics,
-                                symbolication: symbolication, reportImporter: reportImporter, clock: clock)
+                                symbolication: symbolication, reportImporter: reportImporter, clock: clock,
+                                alertEvaluator: evaluator, webhookDeliverer: deliverer)
         var router = HTTPRouter()
         APIRoutes.install(into: &router, context: context)
         OTLPRoutes.install(into: &router, context: context)
         NetworkRoutes.install(into: &router, context: context)
         ReleaseRoutes.install(into: &router, context: context)
+        AlertRoutes.install(into: &router, context: context)
         IssueStateRoutes.install(into: &router, context: context)
         DashboardRoutes.install(into: &router, context: context)
         for route in extraRoutes { router.add(route) }
@@ -82,6 +92,10 @@ public final class ServerApplication: Sendable {
             metricsSink.recordRequest(route: route, status: status, seconds: seconds)
         }
         if options.workers > 0 { processor.start(workers: options.workers) }
+        if options.alertWorkers {
+            deliverer.start(pollSeconds: options.alertPollSeconds)
+            evaluator.start()
+        }
         retention = options.retentionDays.map {
             RetentionPruner(store: store, days: $0, batchRows: options.retentionBatchRows, pauseSeconds: options.retentionPauseSeconds,
                             clock: clock, metrics: metrics, log: log)
@@ -94,6 +108,8 @@ public final class ServerApplication: Sendable {
         http.stop()
         retention?.stop()
         context.processor.stop()
+        context.alertEvaluator.stop()
+        context.webhookDeliverer.stop()
         context.store.database.close()
     }
 

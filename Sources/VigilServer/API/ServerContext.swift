@@ -29,10 +29,15 @@ public final class ServerContext: Sendable {
     public let reportImporter: (any CrashReportImporter)?
     /// Wall and monotonic time.
     public let clock: any VigilClock
+    /// Checks the alert rules.
+    public let alertEvaluator: AlertEvaluator
+    /// Delivers the alert outbox.
+    public let webhookDeliverer: WebhookDeliverer
 
     init(options: ServerOptions, store: ServerStore, authenticator: Authenticator, rateLimiter: RateLimiter,
          ingestor: EventIngestor, processor: EventProcessor, symbolTables: SymbolTableCache, metrics: ServerMetrics,
-         symbolication: (any SymbolicationEngine)?, reportImporter: (any CrashReportImporter)?, clock: any VigilClock) {
+         symbolication: (any SymbolicationEngine)?, reportImporter: (any CrashReportImporter)?, clock: any VigilClock,
+         alertEvaluator: AlertEvaluator, webhookDeliverer: WebhookDeliverer) {
         self.options = options
         self.store = store
         self.authenticator = authenticator
@@ -45,6 +50,8 @@ public final class ServerContext: Sendable {
         self.symbolication = symbolication
         self.reportImporter = reportImporter
         self.clock = clock
+        self.alertEvaluator = alertEvaluator
+        self.webhookDeliverer = webhookDeliverer
     }
 
     /// The project a request names with `?project=` (the default project otherwise); 404 when unknown.

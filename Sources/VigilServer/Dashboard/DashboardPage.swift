@@ -127,7 +127,7 @@ struct DashboardPage {
 
     static let sections: [(path: String, title: String)] = [
         ("/", "Overview"), ("/releases", "Releases"), ("/issues", "Issues"), ("/hangs", "Hangs"), ("/network", "Network"),
-        ("/launch", "Launch"), ("/frames", "Frames"), ("/compare", "Compare"), ("/symbols", "Symbols"),
+        ("/launch", "Launch"), ("/frames", "Frames"), ("/compare", "Compare"), ("/symbols", "Symbols"), ("/alerts", "Alerts"),
     ]
 
     /// The whole page around `body`, with the filter bar above it; `note` says, when a page

@@ -32,6 +32,7 @@ enum DashboardRoutes {
         page("/compare", ComparePage.render)
         page("/releases", ReleasesPage.render)
         page("/symbols", SymbolsPage.render)
+        page("/alerts", AlertsPage.render)
 
         router.add("GET", "/login", name: "login") { request in
             let next = safeNext(request.query["next"])

@@ -9,7 +9,78 @@ enum Schema {
 
     /// Migration `n` (1-based) brings a database at version `n - 1` to `n`.
     static func migrations(_ dialect: SQLDialect) -> [[String]] {
-        [version1(dialect), version2, version3(dialect), version4, version5(dialect), version6(dialect), [], version8]
+        [version1(dialect), version2, version3(dialect), version4, version5(dialect), version6(dialect), version7(dialect), version8]
+    }
+
+    /// Version 7: alerts. `alert_rules` holds each project's rules and the secret their webhook
+    /// bodies are signed with; `alert_cooldowns` one row per rule and subject (`issue:ID`,
+    /// `release:VERSION (BUILD)`) with when it last fired, claimed by an upsert so that one
+    /// alert per window is enforced by the database whatever the number of servers;
+    /// `alert_outbox` each alert with its rendered body until delivered (the deliverers claim due
+    /// rows with a lease, so a server that dies mid-delivery leaves them to be retried);
+    /// `alert_deliveries` one row per attempt, for the dashboard's delivery log. Text compares
+    /// by bytes on PostgreSQL, as everywhere since version 3.
+    private static func version7(_ d: SQLDialect) -> [String] {
+        let text = d == .postgres ? "TEXT COLLATE \"C\"" : "TEXT"
+        return [
+            """
+            CREATE TABLE alert_rules (
+                id \(d.autoIncrementPrimaryKey),
+                project_id BIGINT NOT NULL,
+                name \(text) NOT NULL,
+                kind \(text) NOT NULL,
+                threshold DOUBLE PRECISION,
+                min_sessions BIGINT,
+                cooldown_seconds BIGINT NOT NULL,
+                url \(text) NOT NULL,
+                secret \(text) NOT NULL,
+                enabled SMALLINT NOT NULL DEFAULT 1,
+                created_at BIGINT NOT NULL,
+                baseline_issue_id BIGINT NOT NULL DEFAULT 0
+            )
+            """,
+            "CREATE INDEX alert_rules_project ON alert_rules (project_id, kind)",
+            """
+            CREATE TABLE alert_cooldowns (
+                rule_id BIGINT NOT NULL,
+                subject \(text) NOT NULL,
+                fired_at BIGINT NOT NULL,
+                PRIMARY KEY (rule_id, subject)
+            )
+            """,
+            """
+            CREATE TABLE alert_outbox (
+                id \(text) PRIMARY KEY,
+                rule_id BIGINT NOT NULL,
+                project_id BIGINT NOT NULL,
+                subject \(text) NOT NULL,
+                summary \(text) NOT NULL,
+                body \(text) NOT NULL,
+                created_at BIGINT NOT NULL,
+                state SMALLINT NOT NULL DEFAULT 0,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at BIGINT NOT NULL,
+                delivered_at BIGINT,
+                last_error \(text)
+            )
+            """,
+            "CREATE INDEX alert_outbox_due ON alert_outbox (next_attempt_at) WHERE state = 0",
+            "CREATE INDEX alert_outbox_project ON alert_outbox (project_id, created_at)",
+            """
+            CREATE TABLE alert_deliveries (
+                id \(d.autoIncrementPrimaryKey),
+                alert_id \(text) NOT NULL,
+                project_id BIGINT NOT NULL,
+                rule_id BIGINT NOT NULL,
+                attempt INTEGER NOT NULL,
+                attempted_at BIGINT NOT NULL,
+                status INTEGER,
+                error \(text),
+                duration_ms DOUBLE PRECISION NOT NULL
+            )
+            """,
+            "CREATE INDEX alert_deliveries_project ON alert_deliveries (project_id, id)",
+        ]
     }
 
     /// Version 6: the issue workflow and retention.
