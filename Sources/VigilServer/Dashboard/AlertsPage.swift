@@ -92,6 +92,6 @@ enum AlertsPage {
             }
             html.raw("</tbody></table>")
         }
-        return page.render(title: "Alerts", active: "/alerts", body: html.output)
+        return try page.render(title: "Alerts", active: "/alerts", body: html.output)
     }
 }
