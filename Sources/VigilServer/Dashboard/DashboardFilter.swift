@@ -168,7 +168,7 @@ public struct DashboardFilter: Sendable, Hashable {
         switch range {
         case Self.defaultRange: break
         case .all: items.append(("range", "all"))
-        case .recent(let hours): items.append(("range", hours % 24 == 0 ? "\(hours / 24)d" : "\(hours)h"))
+        case .recent(let hours): items.append(("range", hours % 24 == 0 && hours != 24 ? "\(hours / 24)d" : "\(hours)h"))
         case .custom(let from, let to):
             items.append(("range", "custom"))
             items.append(("from", Self.render(from, end: false)))
