@@ -9,8 +9,8 @@ import VigilCore
 /// conditions are bound parameters (``DashboardFilter/eventConditions(now:alias:)``), values
 /// inside payloads are read by the database's JSON functions. Counts include events stored
 /// and not yet processed. Cost: proportional to the matching events, which the indexes on
-/// `(project_id, type, occurred_at)`, `(project_id, os_version, type, occurred_at)` and
-/// `(project_id, device_model, type, occurred_at)` find without reading the others.
+/// `(project_id, type, occurred_at)` and `(project_id, os_version | device_model | page, type,
+/// occurred_at)` find without reading the others.
 public struct EventAggregates: Sendable {
     let store: ServerStore
 
@@ -67,13 +67,14 @@ public struct EventAggregates: Sendable {
     }
 
     /// Request templates, slowest p95 first (as ``Insights/network(projectID:filter:)`` from roll-ups).
+    ///
+    /// Where the database has `ln` (PostgreSQL; SQLite built with its math functions, as
+    /// Debian's is) the requests are summed in SQL by template and histogram bucket, so each
+    /// payload is parsed once, inside the database, and only a row per (template, bucket)
+    /// comes back; elsewhere each request is read.
     public func network(projectID: Int64, filter: DashboardFilter, now: Date) throws -> [NetworkTemplateStat] {
         let d = store.dialect
         let phases = ["dns", "connect", "tls", "request", "ttfb", "response"]
-        let columns = ["\(d.jsonValue("payload_json", ["method"])) AS method", "\(d.jsonValue("payload_json", ["urlTemplate"])) AS template",
-                       "duration_ms", "\(d.jsonValue("payload_json", ["error"])) AS error",
-                       "\(d.jsonNumber("payload_json", ["status"])) AS status"]
-            + phases.map { "\(d.jsonNumber("payload_json", ["timings", $0])) AS \($0)" }
         struct Accumulator {
             var count: Int64 = 0
             var errors: Int64 = 0
@@ -83,21 +84,50 @@ public struct EventAggregates: Sendable {
             var phaseCounts = [Int64](repeating: 0, count: 6)
         }
         var templates: [String: Accumulator] = [:]
-        for row in try rows(type: "network", columns: columns.joined(separator: ", "), filter: filter, now: now, projectID: projectID) {
-            let name = "\(row.string("method") ?? "") \(row.string("template") ?? "")"
-            var entry = templates[name] ?? Accumulator()
-            let total = row.double("duration_ms")
-            entry.count += 1
-            entry.total += total
-            entry.histogram.add(total)
-            if !row["error"].isNull || (row["status"].double ?? 0) >= 500 { entry.errors += 1 }
-            for (index, phase) in phases.enumerated() {
-                if let value = row[phase].double {
-                    entry.phaseSums[index] += value
-                    entry.phaseCounts[index] += 1
+        let name = "\(d.jsonValue("payload_json", ["method"])) || ' ' || \(d.jsonValue("payload_json", ["urlTemplate"]))"
+        let failed = "CASE WHEN \(d.jsonValue("payload_json", ["error"])) IS NOT NULL "
+            + "OR COALESCE(\(d.jsonNumber("payload_json", ["status"])), 0) >= 500 THEN 1 ELSE 0 END"
+        if try hasLogarithm() {
+            let bucket = "CASE WHEN duration_ms > 0 THEN CAST(CEIL(ln(duration_ms) / \(log(LogHistogram.gamma))) AS INTEGER) "
+                + "ELSE \(LogHistogram.zeroBucket) END"
+            let columns = ["\(name) AS template_name", "\(bucket) AS bucket", "COUNT(*) AS n", "SUM(duration_ms) AS total",
+                           "SUM(\(failed)) AS errors"]
+                + phases.flatMap { ["SUM(\(d.jsonNumber("payload_json", ["timings", $0]))) AS \($0)_sum",
+                                    "COUNT(\(d.jsonNumber("payload_json", ["timings", $0]))) AS \($0)_n"] }
+            for row in try rows(type: "network", columns: columns.joined(separator: ", "), filter: filter, now: now, projectID: projectID,
+                                suffix: " GROUP BY template_name, bucket") {
+                let key = row.string("template_name") ?? ""
+                var entry = templates[key] ?? Accumulator()
+                let count = row.int64("n")
+                entry.count += count
+                entry.total += row.double("total")
+                entry.errors += row.int64("errors")
+                entry.histogram.add(bucket: row.int("bucket"), count: count)
+                for (index, phase) in phases.enumerated() {
+                    entry.phaseSums[index] += row.double("\(phase)_sum")
+                    entry.phaseCounts[index] += row.int64("\(phase)_n")
                 }
+                templates[key] = entry
             }
-            templates[name] = entry
+        } else {
+            let columns = ["\(name) AS template_name", "duration_ms", "\(failed) AS failed"]
+                + phases.map { "\(d.jsonNumber("payload_json", ["timings", $0])) AS \($0)" }
+            for row in try rows(type: "network", columns: columns.joined(separator: ", "), filter: filter, now: now, projectID: projectID) {
+                let key = row.string("template_name") ?? ""
+                var entry = templates[key] ?? Accumulator()
+                let total = row.double("duration_ms")
+                entry.count += 1
+                entry.total += total
+                entry.histogram.add(total)
+                entry.errors += row.int64("failed")
+                for (index, phase) in phases.enumerated() {
+                    if let value = row[phase].double {
+                        entry.phaseSums[index] += value
+                        entry.phaseCounts[index] += 1
+                    }
+                }
+                templates[key] = entry
+            }
         }
         return templates.map { name, entry in
             func mean(_ index: Int) -> Double? { entry.phaseCounts[index] > 0 ? entry.phaseSums[index] / Double(entry.phaseCounts[index]) : nil }
@@ -107,6 +137,15 @@ public struct EventAggregates: Sendable {
                                        phases: NetworkPhases(dns: mean(0), connect: mean(1), tls: mean(2), request: mean(3),
                                                              ttfb: mean(4), response: mean(5)))
         }.sorted { ($0.p95Ms ?? 0, $1.template) > ($1.p95Ms ?? 0, $0.template) }
+    }
+
+    /// Whether the database has the natural logarithm `ln` (always on PostgreSQL; on SQLite
+    /// only when built with its math functions).
+    func hasLogarithm() throws -> Bool {
+        guard store.dialect == .sqlite else { return true }
+        return try store.database.read { connection in
+            (try? connection.scalar("SELECT ln(2.0)")) != nil
+        }
     }
 
     /// Launch percentiles per version and kind, and the daily cold-launch TTID median per

@@ -63,8 +63,10 @@ extension Insights {
     }
 
     /// Headline numbers within the filter: events by type and day, the issues with events in
-    /// it, the events waiting for processing (all of them), the versions seen.
-    public func overview(projectID: Int64, filter: DashboardFilter, now: Date) throws -> Overview {
+    /// it, the events waiting for processing (all of them), the versions seen. `issues`, when
+    /// the caller already has them (``issues(projectID:filter:now:kind:order:limit:)`` with the
+    /// same filter), saves counting them again.
+    public func overview(projectID: Int64, filter: DashboardFilter, now: Date, issues known: [IssueSummary]? = nil) throws -> Overview {
         var byType: [String: Int64] = [:]
         var byDay: [String: Int64] = [:]
         if Self.readsEvents(filter) {
@@ -77,7 +79,7 @@ extension Insights {
                 byDay[Self.dayString(row.day ?? 0), default: 0] += row.count
             }
         }
-        let issues = try issues(projectID: projectID, filter: filter, now: now, limit: 1000)
+        let issues = try known ?? issues(projectID: projectID, filter: filter, now: now, limit: 1000)
         return Overview(eventsByType: byType, eventsByDay: byDay, crashIssues: issues.filter { $0.kind == "crash" }.count,
                         hangIssues: issues.filter { $0.kind == "hang" }.count,
                         pending: try store.eventCounts(projectID: projectID).pending, versions: try store.appVersions(projectID: projectID))

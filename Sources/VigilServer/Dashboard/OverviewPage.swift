@@ -3,8 +3,10 @@ import Foundation
 /// `/`: events by type and by day, issue counts, the top issues.
 enum OverviewPage {
     static func render(_ page: DashboardPage) throws -> HTTPResponse {
-        let overview = try page.context.insights.overview(projectID: page.project.id, filter: page.filter, now: page.now)
-        let issues = try page.context.insights.issues(projectID: page.project.id, filter: page.filter, now: page.now, limit: 5)
+        let allIssues = try page.context.insights.issues(projectID: page.project.id, filter: page.filter, now: page.now, limit: 1000)
+        let overview = try page.context.insights.overview(projectID: page.project.id, filter: page.filter, now: page.now,
+                                                          issues: allIssues)
+        let issues = Array(allIssues.prefix(5))
         var html = HTML()
         html.raw("<div class=\"cards\">")
         let total = overview.eventsByType.values.reduce(0, +)
@@ -16,7 +18,8 @@ enum OverviewPage {
         }
         html.raw("</div>")
         // The latest release's health, when sessions are reported.
-        if let latest = try ReleasesPage.health(page).first?.total {
+        if let newest = try page.context.store.appVersions(projectID: page.project.id).first,
+           let latest = try ReleasesPage.health(page, version: newest).first?.total {
             html.raw("<h2>Latest release: ")
             html.text(latest.name)
             html.raw("</h2><div class=\"cards\" id=\"latest-release\">")

@@ -130,13 +130,15 @@ enum Schema {
         ]
     }
 
-    /// Version 8: dashboard filters by OS version and device model read `apm_event` itself
-    /// (the roll-ups are kept by metric, dimension, app version and day only); these indexes
-    /// let such a view read only the matching events of one type in a time range, and list the
-    /// values seen (a few index seeks per distinct value). Cost: two index entries per stored event.
+    /// Version 8: dashboard filters by OS version, device model and (where the roll-up's
+    /// dimension is not the page) page read `apm_event` itself (the roll-ups are kept by metric,
+    /// dimension, app version and day only); these indexes let such a view read only the
+    /// matching events of one type in a time range, and list the values seen (a few index seeks
+    /// per distinct value). Cost: three index entries per stored event.
     private static let version8 = [
         "CREATE INDEX IF NOT EXISTS apm_event_os ON apm_event (project_id, os_version, type, occurred_at)",
         "CREATE INDEX IF NOT EXISTS apm_event_device ON apm_event (project_id, device_model, type, occurred_at)",
+        "CREATE INDEX IF NOT EXISTS apm_event_page ON apm_event (project_id, page, type, occurred_at)",
     ]
 
     /// Version 5: release health. `apm_event.user_key` is who an event counts as for distinct

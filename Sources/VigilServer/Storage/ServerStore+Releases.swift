@@ -10,7 +10,12 @@ extension ServerStore {
     /// Counts are exact sums of the roll-ups; distinct users merge each release's sketch
     /// registers over the days (the per-register maximum). Cost: three grouped reads of the
     /// roll-up tables, bounded by releases × days × 16,384 sketch registers.
-    public func releaseHealth(projectID: Int64, sinceDay: Int64? = nil, untilDay: Int64? = nil, version: String? = nil) throws
+    ///
+    /// `dailyUsers: false` leaves the per-day figures without users (the dashboard draws none):
+    /// the sketches are then merged over the days in SQL, one row per touched register and
+    /// release instead of one per register, release and day.
+    public func releaseHealth(projectID: Int64, sinceDay: Int64? = nil, untilDay: Int64? = nil, version: String? = nil,
+                              dailyUsers: Bool = true) throws
         -> [(total: ReleaseHealth, days: [ReleaseHealth])] {
         var filter = RollupFilter(version: version, sinceDay: sinceDay, byVersion: true, byDay: true)
         filter.untilDay = untilDay
@@ -36,22 +41,31 @@ extension ServerStore {
         // Sketches: per day as stored, and per release merged over the days.
         var sketches: [Key: (users: HyperLogLog, crashed: HyperLogLog)] = [:]
         try database.read { connection in
-            var sql = """
+            var sql = dailyUsers ? """
                 SELECT app_version, dimension, metric, day, register, rank FROM rollup_sketches
+                WHERE project_id = ? AND metric IN (?, ?)
+                """ : """
+                SELECT app_version, dimension, metric, register, MAX(rank) AS rank FROM rollup_sketches
                 WHERE project_id = ? AND metric IN (?, ?)
                 """
             var arguments: [SQLValue] = [.integer(projectID), .text(ReleaseMetric.users), .text(ReleaseMetric.crashedUsers)]
             if let sinceDay { sql += " AND day >= ?"; arguments.append(.integer(sinceDay)) }
             if let untilDay { sql += " AND day <= ?"; arguments.append(.integer(untilDay)) }
             if let version { sql += " AND app_version = ?"; arguments.append(.text(version)) }
+            if !dailyUsers { sql += " GROUP BY app_version, dimension, metric, register" }
             for row in try connection.query(sql, arguments) {
                 let version = row.string("app_version") ?? "", build = row.string("dimension") ?? ""
                 let crashed = row.string("metric") == ReleaseMetric.crashedUsers
                 let register = row.int("register"), rank = UInt8(clamping: row.int("rank"))
-                for key in [Key(version: version, build: build, day: row.int64("day")), Key(version: version, build: build, day: nil)] {
-                    var pair = sketches[key] ?? (HyperLogLog(), HyperLogLog())
-                    if crashed { pair.crashed.set(register: register, rank: rank) } else { pair.users.set(register: register, rank: rank) }
-                    sketches[key] = pair
+                let keys = dailyUsers ? [Key(version: version, build: build, day: row.int64("day")), Key(version: version, build: build, day: nil)]
+                    : [Key(version: version, build: build, day: nil)]
+                for key in keys {
+                    // In place: copying a sketch out and back would copy its 16 KiB of registers per row.
+                    if crashed {
+                        sketches[key, default: (HyperLogLog(), HyperLogLog())].crashed.set(register: register, rank: rank)
+                    } else {
+                        sketches[key, default: (HyperLogLog(), HyperLogLog())].users.set(register: register, rank: rank)
+                    }
                 }
             }
         }
