@@ -182,10 +182,13 @@ final class SimulatedLinkLayer {
     private func valueArrived(_ value: [UInt8], characteristic: BLEUUID, withResponse: Bool, at time: MonotonicInstant) {
         valuesToPeripheral += 1
         let hostTime = time.nanoseconds + peripheralLatency
-        for delivery in transport.applyFaults(value, toward: .toPeripheral) {
-            scheduler.schedule(at: MonotonicInstant(nanoseconds: hostTime + delivery.extraNanoseconds), label: "sim: peer gets value") {
-                guard self.isUp else { return }
-                self.slot.device.didReceiveWrite(delivery.bytes, characteristic: characteristic, withResponse: withResponse)
+        let relay = transport.manInTheMiddle.flatMap { $0.characteristic == characteristic ? $0 : nil }
+        for relayed in relay?.relay(value) ?? [value] {
+            for delivery in transport.applyFaults(relayed, toward: .toPeripheral) {
+                scheduler.schedule(at: MonotonicInstant(nanoseconds: hostTime + delivery.extraNanoseconds), label: "sim: peer gets value") {
+                    guard self.isUp else { return }
+                    self.slot.device.didReceiveWrite(delivery.bytes, characteristic: characteristic, withResponse: withResponse)
+                }
             }
         }
         if let fault = disconnectFault, case .afterValuesToPeripheral(let count) = fault.moment, valuesToPeripheral == count {
