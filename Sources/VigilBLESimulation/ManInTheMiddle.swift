@@ -7,16 +7,20 @@ import VigilBLE
 /// - ``Attack/flip``: flips one bit of a payload byte (offset `flipOffset`, by default the low
 ///   byte of a card transaction's amount behind the 4-byte counter) and recomputes the CRC-16;
 /// - ``Attack/replay``: relays the frame, then sends a copy again after the next frame;
-/// - ``Attack/reorder``: holds the frame back and relays it after the next one.
+/// - ``Attack/reorder``: holds the frame back and relays it after the next one;
+/// - ``Attack/flipAnswer``: flips one bit of the terminal's answer to the target command (same
+///   offset rule) and recomputes the CRC-16, toward the phone.
 ///
 /// Everything else is relayed unchanged, one whole frame per value (noise between frames is
-/// dropped). The forged frames are the flipped one, the replayed copy and the held-back one;
-/// ``relayed`` lists every frame in the order the terminal gets them. Set it on
+/// dropped); answers pass untouched unless the attack is on them. The forged frames are the
+/// flipped one, the replayed copy and the held-back one; ``relayed`` lists every frame in the
+/// order the terminal gets them, ``forgedAnswers`` counts answers changed. Set it on
 /// ``SimulatedTransport/manInTheMiddle``. Called on the simulation's scheduler.
 public final class ManInTheMiddle {
     /// What the relay does to its target.
     public enum Attack: String, Sendable, Hashable, CaseIterable {
         case flip, replay, reorder
+        case flipAnswer = "flip-answer"
     }
 
     /// One frame relayed to the terminal.
@@ -35,12 +39,17 @@ public final class ManInTheMiddle {
     public let flipOffset: Int
     /// The characteristic whose writes pass through the relay.
     public let characteristic: BLEUUID
+    /// The characteristic whose notifications pass through the relay.
+    public let answerCharacteristic: BLEUUID = FramedTerminalAdapter.notifyCharacteristic
+    /// Answers the relay changed.
+    public private(set) var forgedAnswers = 0
     /// Frames relayed, in delivery order.
     public private(set) var relayed: [RelayedFrame] = []
     /// Frames forged so far.
     public var forgedCount: Int { relayed.filter(\.forged).count }
 
     private var reassembler = FrameReassembler(format: FramedTerminalAdapter.format)
+    private var answerReassembler = FrameReassembler(format: FramedTerminalAdapter.format)
     private var attacked = false
     private var pending: [UInt8]?
 
@@ -58,7 +67,7 @@ public final class ManInTheMiddle {
         var out: [[UInt8]] = []
         for case .frame(let frame) in reassembler.append(value) {
             guard let bytes = try? frame.encoded(in: FramedTerminalAdapter.format) else { continue }
-            if !attacked, frame.command == target, !frame.payload.isEmpty {
+            if attack != .flipAnswer, !attacked, frame.command == target, !frame.payload.isEmpty {
                 attacked = true
                 switch attack {
                 case .flip:
@@ -72,6 +81,8 @@ public final class ManInTheMiddle {
                     pending = bytes
                 case .reorder:
                     pending = bytes
+                case .flipAnswer:
+                    break
                 }
                 continue
             }
@@ -84,8 +95,32 @@ public final class ManInTheMiddle {
         return out
     }
 
+    /// Takes one value the terminal notified; returns the values the phone gets now, in order
+    /// (the value itself unless the attack is on answers).
+    func relayAnswer(_ value: [UInt8]) -> [[UInt8]] {
+        guard attack == .flipAnswer else { return [value] }
+        var out: [[UInt8]] = []
+        for case .frame(let frame) in answerReassembler.append(value) {
+            guard var bytes = try? frame.encoded(in: FramedTerminalAdapter.format) else { continue }
+            if !attacked, frame.command == target | 0x80, !frame.payload.isEmpty {
+                attacked = true
+                var payload = frame.payload
+                payload[min(flipOffset, payload.count - 1)] ^= 0x01
+                if let forged = try? Frame(command: frame.command, payload: payload).encoded(in: FramedTerminalAdapter.format) {
+                    bytes = forged
+                    forgedAnswers += 1
+                }
+            }
+            out.append(bytes)
+        }
+        return out
+    }
+
     /// Forgets partial input (a new link).
-    func reset() { reassembler.reset() }
+    func reset() {
+        reassembler.reset()
+        answerReassembler.reset()
+    }
 
     private func emit(_ bytes: [UInt8], forged: Bool, into out: inout [[UInt8]]) {
         relayed.append(RelayedFrame(bytes: bytes, forged: forged))

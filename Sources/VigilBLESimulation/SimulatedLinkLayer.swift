@@ -205,11 +205,14 @@ final class SimulatedLinkLayer {
         }
         let peer = self.peer
         enqueue(fromCentral: false, bytes: 3 + value.count, isWriteCommand: false) { time in
-            for delivery in self.transport.applyFaults(value, toward: .toCentral) {
-                let at = MonotonicInstant(nanoseconds: time.nanoseconds + self.centralLatency + delivery.extraNanoseconds)
-                self.scheduler.schedule(at: at, label: "sim: phone gets notification") {
-                    guard self.isCurrent else { return }
-                    self.transport.emitNow(.valueReceived(peer, characteristic, delivery.bytes))
+            let relay = self.transport.manInTheMiddle.flatMap { $0.answerCharacteristic == characteristic ? $0 : nil }
+            for relayed in relay?.relayAnswer(value) ?? [value] {
+                for delivery in self.transport.applyFaults(relayed, toward: .toCentral) {
+                    let at = MonotonicInstant(nanoseconds: time.nanoseconds + self.centralLatency + delivery.extraNanoseconds)
+                    self.scheduler.schedule(at: at, label: "sim: phone gets notification") {
+                        guard self.isCurrent else { return }
+                        self.transport.emitNow(.valueReceived(peer, characteristic, delivery.bytes))
+                    }
                 }
             }
         }

@@ -18,8 +18,8 @@ public final class SimulatedTransport: BLETransport {
     public let parameters: SimulationParameters
     /// Injected faults (may be changed between links).
     public var faults: LinkFaults
-    /// A hostile relay the phone's writes to its characteristic pass through before the faults
-    /// apply (nil: none).
+    /// A hostile relay the phone's writes to its characteristic, and the peer's notifications on
+    /// its answer characteristic, pass through before the faults apply (nil: none).
     public var manInTheMiddle: ManInTheMiddle?
     /// What happened so far.
     public internal(set) var statistics = SimulationStatistics()

@@ -5,8 +5,9 @@ import VigilCore
 /// Runs one payment-terminal session end to end on a simulated link with authenticated
 /// commands, optionally with a ``ManInTheMiddle`` on the link: the connect chain (with the
 /// authenticated key update), then IC parameters and a card transaction sent back to back, then
-/// the second authorization. A flip or a replay attacks the card transaction; a reorder holds
-/// the IC parameters back behind it. Used by `vigil ble bench --attack` and the tests.
+/// the second authorization. A flip or a replay attacks the card transaction, a flip of an
+/// answer the terminal's answer to it; a reorder holds the IC parameters back behind it. Used by
+/// `vigil ble bench --attack` and the tests.
 public struct TerminalSessionSimulation: Sendable {
     /// Radio and host model.
     public var parameters: SimulationParameters
@@ -29,6 +30,8 @@ public struct TerminalSessionSimulation: Sendable {
 
     /// What a session produced.
     public struct Outcome: Sendable {
+        /// The attack run (nil: none).
+        public var attack: ManInTheMiddle.Attack?
         /// The connect chain's result.
         public var connect: Result<PaymentTerminal.Identity, PaymentTerminalError>?
         /// The IC parameter update's result.
@@ -39,6 +42,8 @@ public struct TerminalSessionSimulation: Sendable {
         public var secondAuthorization: Result<SecondAuthorizationResult, DeviceError>?
         /// Every frame the relay passed to the terminal, in order (empty without an attack).
         public var relayed: [ManInTheMiddle.RelayedFrame]
+        /// Answers the relay changed.
+        public var forgedAnswers: Int
         /// Every request frame the terminal received, with its verdict.
         public var terminalLog: [AuthenticatingTerminalPeripheral.LoggedFrame]
         /// The operations the terminal acted on.
@@ -52,6 +57,16 @@ public struct TerminalSessionSimulation: Sendable {
         public var forgedCount: Int { relayed.filter(\.forged).count }
         /// Frames the terminal refused.
         public var refusedCount: Int { terminalLog.filter { !$0.accepted }.count }
+        /// Answers the phone refused as unauthenticated (each failed its command).
+        public var refusedAnswers: Int {
+            func refused<T>(_ result: Result<T, DeviceError>?) -> Int {
+                if case .failure(.unauthenticatedResponse)? = result { return 1 }
+                return 0
+            }
+            let chain: Int
+            if case .failure(.step(_, .unauthenticatedResponse))? = connect { chain = 1 } else { chain = 0 }
+            return chain + refused(icParameters) + refused(transaction) + refused(secondAuthorization)
+        }
         /// Whether every step of the session succeeded.
         public var completed: Bool {
             guard case .success? = connect, case .success? = icParameters, case .success? = transaction,
@@ -59,8 +74,10 @@ public struct TerminalSessionSimulation: Sendable {
             return true
         }
         /// True when the relay forged at least one frame, the terminal saw exactly the frames
-        /// relayed in the same order, and refused every forged one (so acted on none of them).
+        /// relayed in the same order, and refused every forged one (so acted on none of them);
+        /// for a forged answer, when the phone refused every one (and so used none).
         public var attackRejected: Bool {
+            if attack == .flipAnswer { return forgedAnswers > 0 && refusedAnswers == forgedAnswers }
             guard forgedCount > 0, relayed.map(\.bytes) == terminalLog.map(\.bytes) else { return false }
             return zip(relayed, terminalLog).allSatisfy { !$0.forged || !$1.accepted }
         }
@@ -75,8 +92,8 @@ public struct TerminalSessionSimulation: Sendable {
         let masterKey = key()
         let peripheral = AuthenticatingTerminalPeripheral(masterKey: masterKey, seed: seed)
         transport.add(peripheral)
-        // Flip and replay attack the card transaction; reorder holds back the IC parameters
-        // (sent just before it) so that the transaction overtakes them.
+        // Flip, replay and a flipped answer attack the card transaction; reorder holds back the
+        // IC parameters (sent just before it) so that the transaction overtakes them.
         let relay = attack.map { attack in
             ManInTheMiddle(attack: attack, target: FramedTerminalAdapter.code(of: attack == .reorder ? .updateICParameters : .startCardTransaction))
         }
@@ -100,7 +117,7 @@ public struct TerminalSessionSimulation: Sendable {
         }
 
         let start = scheduler.now
-        var outcome = Outcome(relayed: [], terminalLog: [], terminalOperations: [], virtualSeconds: 0, leftoverTasks: [])
+        var outcome = Outcome(attack: attack, relayed: [], forgedAnswers: 0, terminalLog: [], terminalOperations: [], virtualSeconds: 0, leftoverTasks: [])
         terminal.connect { outcome.connect = $0 }
         scheduler.run(until: { outcome.connect != nil }, timeLimitMs: timeLimitMs)
         if case .success? = outcome.connect, let adapter = terminal.adapter {
@@ -122,6 +139,7 @@ public struct TerminalSessionSimulation: Sendable {
         terminal.disconnect()
         scheduler.runUntilIdle(timeLimitMs: 120_000)
         outcome.relayed = relay?.relayed ?? []
+        outcome.forgedAnswers = relay?.forgedAnswers ?? 0
         outcome.terminalLog = peripheral.log
         outcome.terminalOperations = peripheral.behavior.received
         outcome.leftoverTasks = scheduler.pendingTaskLabels

@@ -12,7 +12,7 @@ enum BLECommand: Command {
         usage: vigil ble bench [--mtu 247] [--phy 2M] [--interval-ms 15] [--packets-per-event 5]
                                [--loss 0.02] [--mode window|stopwait] [--bytes N] [--seed S] [--json]
                                [--data-length DL] [--window W] [--central-latency-ms MS] [--peer-latency-ms MS]
-                               [--write-buffer N] [--attack flip|replay|reorder]
+                               [--write-buffer N] [--attack flip|replay|reorder|flip-answer]
 
         Simulates one transfer in virtual time (connect, START, chunks, ACKs, SHA-256 check at the
         peer) and prints the goodput, the theoretical streaming bound for the parameters, their
@@ -25,10 +25,12 @@ enum BLECommand: Command {
         --attack also runs a payment-terminal session with authenticated commands on the same
         radio, with a man in the middle: flip (changes a byte of the card-transaction command
         and fixes the checksum), replay (sends that command again later) or reorder (holds the
-        IC-parameters command back until the transaction, sent right after it, overtook it). It adds attack, attackRejected (true when every forged
-        command was refused and none acted on), forgedCommands, refusedCommands,
-        acceptedCommands, sessionCompleted and sessionVirtualSeconds; exit status 1 also when
-        the attack was not rejected.
+        IC-parameters command back until the transaction, sent right after it, overtook it);
+        flip-answer changes a byte of the terminal's answer to the transaction instead. It adds
+        attack, attackRejected (true when every forged command was refused by the terminal and
+        none acted on; for flip-answer, when the phone refused the forged answer), forgedCommands,
+        refusedCommands, acceptedCommands, forgedAnswers, refusedAnswers, sessionCompleted and
+        sessionVirtualSeconds; exit status 1 also when the attack was not rejected.
         """
 
     private static let valued: Set<String> = [
@@ -60,7 +62,7 @@ enum BLECommand: Command {
         let writeBuffer: Int = try arguments.number("write-buffer", default: 10)
         var attack: ManInTheMiddle.Attack?
         if let name = arguments.value("attack") {
-            guard let chosen = ManInTheMiddle.Attack(rawValue: name) else { throw UsageError("--attack must be flip, replay or reorder") }
+            guard let chosen = ManInTheMiddle.Attack(rawValue: name) else { throw UsageError("--attack must be flip, replay, reorder or flip-answer") }
             attack = chosen
         }
 
@@ -96,6 +98,8 @@ enum BLECommand: Command {
                 object["forgedCommands"] = session.forgedCount
                 object["refusedCommands"] = session.refusedCount
                 object["acceptedCommands"] = session.terminalLog.count - session.refusedCount
+                object["forgedAnswers"] = session.forgedAnswers
+                object["refusedAnswers"] = session.refusedAnswers
                 object["sessionCompleted"] = session.completed
                 object["sessionVirtualSeconds"] = rounded(session.virtualSeconds, 3)
             }
@@ -116,9 +120,10 @@ enum BLECommand: Command {
             text += "\(stats.linkPacketsFromPeripheral) packets in, \(stats.valuesLost) values lost, "
             text += "\(stats.writeCommandsIntoFullBuffer) writes into a full buffer\n"
             if let attack, let session {
-                text += "attack           \(attack.rawValue): \(session.forgedCount) forged, "
-                text += "\(session.refusedCount) refused by the terminal, \(session.terminalLog.count - session.refusedCount) accepted\n"
-                text += "attack rejected  \(session.attackRejected ? "yes (every forged command refused, none acted on)" : "NO")\n"
+                text += "attack           \(attack.rawValue): \(session.forgedCount) commands forged, "
+                text += "\(session.refusedCount) refused by the terminal, \(session.terminalLog.count - session.refusedCount) accepted; "
+                text += "\(session.forgedAnswers) answers forged, \(session.refusedAnswers) refused by the phone\n"
+                text += "attack rejected  \(session.attackRejected ? "yes (every forged frame refused, none acted on)" : "NO")\n"
                 text += "session          \(session.completed ? "completed" : "did not complete (the attacked command failed)")"
                 text += " in \(String(format: "%.3f", session.virtualSeconds)) s virtual\n"
             }

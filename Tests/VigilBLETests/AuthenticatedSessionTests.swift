@@ -61,6 +61,32 @@ struct AuthenticatedSessionTests {
         #expect(outcome.transaction.map { (try? $0.get()) != nil } == true)
     }
 
+    @Test("a flipped byte in the terminal's answer, checksum fixed, is refused by the phone: the transaction fails and nothing follows from it")
+    func flippedAnswer() {
+        let outcome = TerminalSessionSimulation(attack: .flipAnswer, seed: 4).run()
+        #expect(outcome.attackRejected)
+        #expect(outcome.forgedAnswers == 1 && outcome.refusedAnswers == 1 && outcome.refusedCount == 0)
+        guard case .failure(let error)? = outcome.transaction else { Issue.record("the forged answer was used"); return }
+        #expect(error == .unauthenticatedResponse(command: "startCardTransaction", .badTag))
+        #expect(outcome.secondAuthorization == nil)
+    }
+
+    @Test("the same relay against a terminal without authentication: the flipped amount is acted on (why the tags exist)")
+    func flipWithoutAuthentication() throws {
+        let peripheral = FramedTerminalPeripheral()
+        let world = DeviceTests.TerminalWorld(peripheral)
+        // No counter in a plain frame: the amount's low byte is payload byte 7.
+        world.world.transport.manInTheMiddle = ManInTheMiddle(attack: .flip, flipOffset: 7)
+        _ = try #require(try? world.connect()?.get())
+        let adapter = try #require(world.terminal.adapter)
+        let result = world.run { done in adapter.startCardTransaction(TerminalSessionSimulation.transaction, trace: nil) { done($0) } }
+        #expect((try? result?.get()) != nil)
+        var forged = TerminalSessionSimulation.transaction
+        forged.amountMinor = 1_251
+        #expect(peripheral.behavior.received.contains(.startTransaction(forged)))
+        #expect(!peripheral.behavior.received.contains(.startTransaction(TerminalSessionSimulation.transaction)))
+    }
+
     @Test("a command before the key update is refused as noSessionKey and not acted on")
     func commandBeforeKey() throws {
         let peripheral = AuthenticatingTerminalPeripheral(masterKey: [UInt8](repeating: 5, count: 16))
