@@ -5,7 +5,8 @@ import VigilCore
 /// through a ``TerminalCommandGuard`` first, and only accepted ones reach its ``behavior``.
 ///
 /// Before the key update it accepts open, device info, serial number, trace number and the key
-/// update itself, plain; the key update (work keys and a 16-byte phone nonce) loads the keys,
+/// update itself, plain (a key update without a nonce is answered 0xA0); the key update (work
+/// keys and a 16-byte phone nonce) loads the keys,
 /// recovers the MAC key in clear with its master key, picks its own nonce, derives the session
 /// key and answers with check values, its nonce and the confirmation tag. From then on every
 /// command must carry a counter and a tag, and every answer is sealed. Refused frames are
@@ -95,7 +96,10 @@ public final class AuthenticatingTerminalPeripheral: SimulatedPeripheral {
         if command == FramedTerminalAdapter.code(of: .updateWorkKeys) {
             guard body.count == 48 + SessionKey.nonceLength,
                   case .workKeys(let keys)? = FramedTerminalWire.operation(Frame(command: command, payload: Array(body.prefix(48))))
-            else { return }
+            else {
+                // A key update without a phone nonce would leave commands unauthenticated: refused.
+                return send(commandGuard.answer(refusing: command, counter: counter ?? 0, error: .noSessionKey))
+            }
             let phoneNonce = Array(body.suffix(SessionKey.nonceLength))
             behavior.handle(.workKeys(keys), scheduler: context.scheduler) { [weak self] reply in
                 guard let self else { return }

@@ -131,6 +131,20 @@ struct AuthenticatedSessionTests {
         #expect(!adapter.isAuthenticated && peripheral.commandGuard.key == nil)
     }
 
+    @Test("a plain key update (no nonce) to a terminal that requires authentication is refused with a typed error")
+    func plainKeyUpdateRefused() {
+        let peripheral = AuthenticatingTerminalPeripheral(masterKey: [UInt8](repeating: 5, count: 16))
+        let world = DeviceTests.TerminalWorld(peripheral, verdict: .success(.approvedWithKeyUpdate(DeviceTests.keys, expectedCheckValues: nil)))
+        guard case .failure(let error)? = world.connect() else { Issue.record("connected"); return }
+        #expect(error == .step(.keyUpdate, .authenticationRejected(command: "updateWorkKeys", .noSessionKey)))
+        #expect(peripheral.behavior.workKeys == nil && peripheral.commandGuard.key == nil)
+    }
+
+    @Test("a session key never prints its bytes")
+    func keyDescription() {
+        #expect("\(SessionKey(bytes: [UInt8](repeating: 0xAB, count: 32)))" == "SessionKey(32 bytes)")
+    }
+
     @Test("a family without an authenticated mode fails the key update step with authenticationUnsupported")
     func unsupportedFamily() {
         let keys = DeviceTests.keys

@@ -7,7 +7,7 @@
 /// update carries under its master key), so someone who recorded the key update cannot derive
 /// `K`; fresh nonces on both sides make every session's key new, so nothing recorded in one
 /// session verifies in another. A value; the bytes are held in memory as long as it lives.
-public struct SessionKey: Sendable, Hashable {
+public struct SessionKey: Sendable, Hashable, CustomStringConvertible {
     /// Nonce length on both sides, in bytes.
     public static let nonceLength = 16
     /// Confirmation tag length, in bytes.
@@ -27,6 +27,9 @@ public struct SessionKey: Sendable, Hashable {
 
     /// A session key from its bytes (tests, a firmware's stored key).
     public init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Never the bytes: a key printed into a log would be a key given away.
+    public var description: String { "SessionKey(\(bytes.count) bytes)" }
 
     /// The terminal's proof that it derived the same key, sent in the key update's answer:
     /// `HMAC-SHA256(K, label ‖ phone nonce ‖ terminal nonce ‖ check values)`, first 16 bytes.
