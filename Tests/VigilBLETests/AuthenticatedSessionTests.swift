@@ -145,6 +145,26 @@ struct AuthenticatedSessionTests {
         #expect("\(SessionKey(bytes: [UInt8](repeating: 0xAB, count: 32)))" == "SessionKey(32 bytes)")
     }
 
+    @Test("re-keying within a link: the second key update runs sealed under the first key, and commands restart at counter 1 under the new one")
+    func rekey() throws {
+        let master = [UInt8](repeating: 5, count: 16)
+        let peripheral = AuthenticatingTerminalPeripheral(masterKey: master)
+        let clearMAC = [UInt8](repeating: 2, count: 16)
+        let keys = WorkKeys(pinKey: [UInt8](repeating: 1, count: 16), macKey: AuthenticatingTerminalPeripheral.wrapKey(clearMAC, masterKey: master),
+                            dataKey: [UInt8](repeating: 3, count: 16))
+        let world = DeviceTests.TerminalWorld(peripheral, verdict: .success(.approvedWithAuthenticatedKeyUpdate(keys, expectedCheckValues: nil, macKey: clearMAC)))
+        _ = try #require(try? world.connect()?.get())
+        let adapter = try #require(world.terminal.adapter as? FramedTerminalAdapter)
+        let firstKey = try #require(peripheral.commandGuard.key)
+        _ = try #require(try world.run { done in adapter.updateWorkKeys(keys, authenticatingWith: clearMAC, trace: nil) { done($0) } }?.get())
+        let secondKey = try #require(peripheral.commandGuard.key)
+        #expect(firstKey != secondKey)
+        // The re-key was itself an authenticated command (counter 1 under the first key).
+        #expect(peripheral.log.last?.accepted == true && peripheral.log.last.map { $0.bytes.count == 2 + 3 + 4 + 64 + 16 + 2 } == true)
+        _ = try #require(try world.run { done in adapter.startCardTransaction(TerminalSessionSimulation.transaction, trace: nil) { done($0) } }?.get())
+        #expect(peripheral.commandGuard.lastAcceptedCounter == 1)
+    }
+
     @Test("a family without an authenticated mode fails the key update step with authenticationUnsupported")
     func unsupportedFamily() {
         let keys = DeviceTests.keys
