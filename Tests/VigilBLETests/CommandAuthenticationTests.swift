@@ -3,6 +3,7 @@ import Testing
 import VigilBLE
 import VigilBLESimulation
 import VigilCore
+import VigilTestSupport
 
 private func hex(_ text: String) -> [UInt8] {
     var bytes: [UInt8] = []
@@ -131,5 +132,65 @@ struct CommandAuthenticationTests {
                 #expect(length < 20 && error == .truncated(length: length))
             }
         }
+    }
+
+    @Test("an independent Python implementation (hmac, hashlib) derives the same keys and confirmations and reaches the same verdict on 2,000 hostile frames")
+    func crossCheckWithPython() throws {
+        var random = SeededGenerator(seed: 2026)
+        func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) } }
+        func hexString(_ value: [UInt8]) -> String { value.map { String(format: "%02x", $0) }.joined() }
+        var cases: [[String: Any]] = []
+        var expected: [(key: String, confirmation: String, verdicts: [String])] = []
+        for _ in 0..<20 {
+            let macKey = bytes(16), phoneNonce = bytes(16), terminalNonce = bytes(16), checks = bytes(12)
+            var guardian = TerminalCommandGuard(allowedBeforeKey: Self.allowed)
+            let checkValues = KeyCheckValues(pin: Array(checks[0..<4]), mac: Array(checks[4..<8]), data: Array(checks[8..<12]))
+            let confirmation = guardian.establish(macKey: macKey, phoneNonce: phoneNonce, terminalNonce: terminalNonce, checkValues: checkValues)
+            let key = try #require(guardian.key)
+            var frames: [[String: Any]] = []
+            var verdicts: [String] = []
+            var counter: UInt32 = 0
+            for _ in 0..<100 {
+                // Mostly the next counters, sometimes a repeat or an older one; some bodies flipped,
+                // some payloads too short, some sealed under another key.
+                let step = Int.random(in: -2...3, using: &random)
+                counter = UInt32(clamping: max(0, Int(counter) + step))
+                let command = UInt8.random(in: 0...0x7F, using: &random)
+                var frame = AuthenticatedFrame(command: command, counter: counter, body: bytes(Int.random(in: 0...40, using: &random)), key: key).frame
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0: frame.payload[Int.random(in: 0..<frame.payload.count, using: &random)] ^= 1 << UInt8.random(in: 0...7, using: &random)
+                case 1: frame.payload = bytes(Int.random(in: 0..<20, using: &random))
+                case 2: frame = AuthenticatedFrame(command: command, counter: counter, body: [1, 2], key: SessionKey(bytes: bytes(32))).frame
+                default: break
+                }
+                frames.append(["command": Int(frame.command), "payload": hexString(frame.payload)])
+                switch guardian.check(frame) {
+                case .accepted(_, let accepted, let body): verdicts.append("accepted:\(accepted ?? 0):\(hexString(body))")
+                case .refused(_, let refused, let error): verdicts.append("refused:\(refused):\(error.status)")
+                }
+            }
+            cases.append(["allowed": Self.allowed.map(Int.init), "macKey": hexString(macKey), "phoneNonce": hexString(phoneNonce),
+                          "terminalNonce": hexString(terminalNonce), "checkValues": hexString(checks), "frames": frames])
+            expected.append((hexString(key.bytes), hexString(confirmation), verdicts))
+        }
+        let work = try TemporaryDirectory(prefix: "auth-cross-check")
+        defer { work.remove() }
+        try JSONSerialization.data(withJSONObject: cases).write(to: work.file("cases.json"))
+        let script = BuildProducts.packageRoot.appendingPathComponent("Tests/BumblePeer/vigil_auth.py").path
+        let outcome = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script, work.file("cases.json").path], timeout: 60)
+        #expect(outcome.exitStatus == 0, "\(outcome)")
+        let results = try #require(try JSONSerialization.jsonObject(with: Data(outcome.standardOutput.utf8)) as? [[String: Any]])
+        #expect(results.count == expected.count)
+        var accepted = 0, refused = 0
+        for (result, mine) in zip(results, expected) {
+            #expect(result["key"] as? String == mine.key)
+            #expect(result["confirmation"] as? String == mine.confirmation)
+            let theirs = result["verdicts"] as? [String] ?? []
+            #expect(theirs == mine.verdicts)
+            accepted += mine.verdicts.filter { $0.hasPrefix("accepted") }.count
+            refused += mine.verdicts.filter { $0.hasPrefix("refused") }.count
+        }
+        // Both outcomes are well represented, so the agreement means something.
+        #expect(accepted > 300 && refused > 300, "\(accepted) accepted, \(refused) refused")
     }
 }
