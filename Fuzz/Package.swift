@@ -67,6 +67,8 @@ let package = Package(
         .executableTarget(name: "FuzzTransferReceiver", dependencies: ["CFuzzDriver", "FuzzSupport",
             .product(name: "VigilBLE", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
         ]),
+        // Authenticated 0xAA55 commands as a terminal checks them (VigilBLE's AuthenticatedFrame and TerminalCommandGuard).
+        .executableTarget(name: "FuzzAuthenticatedFrame", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilBLE", package: "Vigil")]),
         // Crash reports in every format, then classification, fingerprints and every writer (VigilReports).
         .target(name: "ReportFuzzing", dependencies: [.product(name: "VigilReports", package: "Vigil")], path: "Support/ReportFuzzing"),
         .executableTarget(name: "FuzzReportIPS", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),

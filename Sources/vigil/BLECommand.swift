@@ -12,7 +12,7 @@ enum BLECommand: Command {
         usage: vigil ble bench [--mtu 247] [--phy 2M] [--interval-ms 15] [--packets-per-event 5]
                                [--loss 0.02] [--mode window|stopwait] [--bytes N] [--seed S] [--json]
                                [--data-length DL] [--window W] [--central-latency-ms MS] [--peer-latency-ms MS]
-                               [--write-buffer N]
+                               [--write-buffer N] [--attack flip|replay|reorder|flip-answer]
 
         Simulates one transfer in virtual time (connect, START, chunks, ACKs, SHA-256 check at the
         peer) and prints the goodput, the theoretical streaming bound for the parameters, their
@@ -21,11 +21,21 @@ enum BLECommand: Command {
         defaults to MTU + 4 (at most 251). With --json: one object with the keys
         goodputBytesPerSecond, boundBytesPerSecond, ratio, retransmissions, verified.
         Exit status 1 when the transfer failed.
+
+        --attack also runs a payment-terminal session with authenticated commands on the same
+        radio, with a man in the middle: flip (changes a byte of the card-transaction command
+        and fixes the checksum), replay (sends that command again later) or reorder (holds the
+        IC-parameters command back until the transaction, sent right after it, overtook it);
+        flip-answer changes a byte of the terminal's answer to the transaction instead. It adds
+        attack, attackRejected (true when every forged command was refused by the terminal and
+        none acted on; for flip-answer, when the phone refused the forged answer), forgedCommands,
+        refusedCommands, acceptedCommands, forgedAnswers, refusedAnswers, sessionCompleted and
+        sessionVirtualSeconds; exit status 1 also when the attack was not rejected.
         """
 
     private static let valued: Set<String> = [
         "mtu", "phy", "interval-ms", "packets-per-event", "loss", "mode", "bytes", "seed", "data-length", "window",
-        "central-latency-ms", "peer-latency-ms", "write-buffer",
+        "central-latency-ms", "peer-latency-ms", "write-buffer", "attack",
     ]
 
     static func run(_ words: [String]) throws -> Int32 {
@@ -50,6 +60,11 @@ enum BLECommand: Command {
         let centralLatency: Double = try arguments.number("central-latency-ms", default: 1)
         let peerLatency: Double = try arguments.number("peer-latency-ms", default: 1)
         let writeBuffer: Int = try arguments.number("write-buffer", default: 10)
+        var attack: ManInTheMiddle.Attack?
+        if let name = arguments.value("attack") {
+            guard let chosen = ManInTheMiddle.Attack(rawValue: name) else { throw UsageError("--attack must be flip, replay, reorder or flip-answer") }
+            attack = chosen
+        }
 
         let link: LinkParameters
         do {
@@ -65,15 +80,29 @@ enum BLECommand: Command {
             transfer: TransferConfiguration(mode: mode, requestedWindow: window),
             bytes: bytes, seed: seed)
         let outcome = simulation.run()
+        let session = attack.map { attack in
+            TerminalSessionSimulation(parameters: simulation.parameters, attack: attack, seed: seed).run()
+        }
 
         if arguments.flag("json") {
-            let object: [String: Any] = [
+            var object: [String: Any] = [
                 "goodputBytesPerSecond": rounded(outcome.goodputBytesPerSecond, 1),
                 "boundBytesPerSecond": rounded(outcome.boundBytesPerSecond, 1),
                 "ratio": rounded(outcome.ratio, 4),
                 "retransmissions": outcome.retransmissions,
                 "verified": outcome.verified,
             ]
+            if let attack, let session {
+                object["attack"] = attack.rawValue
+                object["attackRejected"] = session.attackRejected
+                object["forgedCommands"] = session.forgedCount
+                object["refusedCommands"] = session.refusedCount
+                object["acceptedCommands"] = session.terminalLog.count - session.refusedCount
+                object["forgedAnswers"] = session.forgedAnswers
+                object["refusedAnswers"] = session.refusedAnswers
+                object["sessionCompleted"] = session.completed
+                object["sessionVirtualSeconds"] = rounded(session.virtualSeconds, 3)
+            }
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             CommandDispatcher.writeStandardOutput(String(decoding: data, as: UTF8.self) + "\n")
         } else {
@@ -90,10 +119,22 @@ enum BLECommand: Command {
             text += "radio            \(stats.connectionEvents) connection events, \(stats.linkPacketsFromCentral) packets out, "
             text += "\(stats.linkPacketsFromPeripheral) packets in, \(stats.valuesLost) values lost, "
             text += "\(stats.writeCommandsIntoFullBuffer) writes into a full buffer\n"
+            if let attack, let session {
+                text += "attack           \(attack.rawValue): \(session.forgedCount) commands forged, "
+                text += "\(session.refusedCount) refused by the terminal, \(session.terminalLog.count - session.refusedCount) accepted; "
+                text += "\(session.forgedAnswers) answers forged, \(session.refusedAnswers) refused by the phone\n"
+                text += "attack rejected  \(session.attackRejected ? "yes (every forged frame refused, none acted on)" : "NO")\n"
+                text += "session          \(session.completed ? "completed" : "did not complete (the attacked command failed)")"
+                text += " in \(String(format: "%.3f", session.virtualSeconds)) s virtual\n"
+            }
             CommandDispatcher.writeStandardOutput(text)
         }
         if case .failure(let error)? = outcome.result {
             CommandDispatcher.writeStandardError("vigil ble bench: transfer failed: \(error)")
+            return 1
+        }
+        if let session, !session.attackRejected {
+            CommandDispatcher.writeStandardError("vigil ble bench: the \(attack?.rawValue ?? "") attack was not rejected")
             return 1
         }
         return outcome.verified ? 0 : 1
