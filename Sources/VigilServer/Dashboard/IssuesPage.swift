@@ -31,13 +31,14 @@ enum IssuesPage {
             html.raw("<a href=\"\(page.link("/issues", query))\"\(option == order ? " class=\"active\"" : "")>\(option.rawValue)</a>")
         }
         html.raw("</p>")
-        html.raw(table(issues, page: page))
+        html.raw(table(issues, page: page, empty: "No crashes or hangs in this state, time range and filter."))
         return try page.render(title: "Issues", active: "/issues", body: html.output)
     }
 
-    /// The issue table (also on the overview).
-    static func table(_ issues: [IssueSummary], page: DashboardPage) -> String {
-        guard !issues.isEmpty else { return "<p class=\"empty\">No crashes or hangs in this time range and filter.</p>" }
+    /// The issue table (also on the overview); `empty` is what stands in for an empty one.
+    static func table(_ issues: [IssueSummary], page: DashboardPage,
+                      empty: String = "No crashes or hangs in this time range and filter.") -> String {
+        guard !issues.isEmpty else { return "<p class=\"empty\">\(empty)</p>" }
         let now = page.context.clock.wallNow()
         var html = HTML()
         html.raw("<table><thead><tr><th>Issue</th><th>Kind</th><th>State</th><th class=\"num\">Events</th><th class=\"num\">Users</th>"
