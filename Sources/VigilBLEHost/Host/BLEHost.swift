@@ -180,16 +180,16 @@ public final class BLEHost {
     /// does not, ``onWriteBufferAvailable`` fires once the backlog drains.
     public func canQueueWriteCommand(on link: HostLink) -> Bool {
         guard !link.isClosed else { return false }
-        let fits = aclQueued[link.handle, default: 0] < writeBacklogLimit
+        let fits = hasRoomForWriteCommand(link.handle)
         if !fits { link.writeBufferWasFull = true }
         return fits
     }
 
-    /// ACL packets a link may have waiting for controller credits before Write Commands are
-    /// refused: one controller buffer's worth, at least two full-MTU PDUs.
-    private var writeBacklogLimit: Int {
+    /// Whether one more full-MTU PDU fits in the link's backlog of ACL packets waiting for
+    /// controller credits, which may hold one controller buffer's worth, and at least two PDUs.
+    private func hasRoomForWriteCommand(_ handle: UInt16) -> Bool {
         let perPDU = (configuration.preferredMTU + 4 + aclDataLength - 1) / aclDataLength
-        return max(aclBufferCount, 2 * perPDU)
+        return aclQueued[handle, default: 0] + perPDU <= max(aclBufferCount, 2 * perPDU)
     }
 
     // MARK: Commands
@@ -255,7 +255,7 @@ public final class BLEHost {
             statistics.maximumACLInFlight = max(statistics.maximumACLInFlight, aclBufferCount - aclCredits)
             transmit(.acl(packet))
         }
-        for link in links.values where link.writeBufferWasFull && aclQueued[link.handle, default: 0] < writeBacklogLimit {
+        for link in links.values where link.writeBufferWasFull && hasRoomForWriteCommand(link.handle) {
             link.writeBufferWasFull = false
             onWriteBufferAvailable?(link)
         }
