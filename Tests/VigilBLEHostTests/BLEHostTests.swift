@@ -12,6 +12,7 @@ final class FakeController: HCIChannel {
     let scheduler: VirtualTimeScheduler
     let bufferCount: UInt8
     var features: UInt64 = 1 << 5 | 1 << 8
+    var supportsDataLengthAndPHYCommands = true
     var commands: [HCICommand] = []
     var acl: [ACLPacket] = []
     var closed = false
@@ -50,6 +51,13 @@ final class FakeController: HCIChannel {
         case HCICommand.Opcode.leReadLocalSupportedFeatures: reply += (0..<8).map { UInt8(truncatingIfNeeded: features >> (8 * $0)) }
         case HCICommand.Opcode.readBDAddr: reply += [0xA0, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5]
         case HCICommand.Opcode.readRSSI: reply += [0x40, 0x00, 0xC8]
+        case HCICommand.Opcode.readLocalSupportedCommands:
+            var mask = [UInt8](repeating: 0xFF, count: 64)
+            if !supportsDataLengthAndPHYCommands {
+                mask[33] &= ~(1 << 6)
+                mask[35] &= ~(1 << 6)
+            }
+            reply += mask
         default: break
         }
         event(0x0E, [0x01, UInt8(opcode & 0xFF), UInt8(opcode >> 8)] + reply)
@@ -117,7 +125,10 @@ final class FakeController: HCIChannel {
     @Test func initialisationReadsBuffersAndFeaturesThenPowersOn() {
         transport.start()
         run()
-        #expect(controller.commands.map(\.opcode) == [0x0C03, 0x0C01, 0x2001, 0x1005, 0x2002, 0x2003, 0x1009])
+        #expect(controller.commands.map(\.opcode) == [0x0C03, 0x0C01, 0x2001, 0x1005, 0x2002, 0x2003, 0x1009, 0x1002, 0x2005])
+        let random = controller.commands.last?.parameters ?? []
+        #expect(random.count == 6 && random[5] & 0xC0 == 0xC0)
+        #expect(host.ownAddress?.wireBytes == random)
         #expect(host.aclBufferCount == 2 && host.aclDataLength == 27)
         #expect(host.supportsDataLengthExtension && host.supports2MPHY)
         #expect(host.localAddress?.text == "A5:A4:A3:A2:A1:A0")
@@ -140,6 +151,14 @@ final class FakeController: HCIChannel {
         run()
         let link = transport.link(peer)
         #expect(link?.maxTxOctets == 251 && link?.txPHY == 2)
+    }
+
+    @Test func dataLengthAndPHYAreNotAskedForWhenTheControllerDoesNotListTheCommands() {
+        controller.supportsDataLengthAndPHYCommands = false
+        connect()
+        #expect(!host.supportsDataLengthExtension && !host.supports2MPHY)
+        #expect(!controller.commands.contains { $0.opcode == 0x2022 || $0.opcode == 0x2032 })
+        #expect(events.list.contains { if case .connected = $0 { return true }; return false })
     }
 
     @Test func aclPacketsWaitForControllerCreditsFromNumberOfCompletedPackets() {

@@ -14,6 +14,7 @@ final class BumblePeer: @unchecked Sendable {
     private let output = Pipe()
     private let lock = NSLock()
     private var lines: [String] = []
+    private var partial = ""
 
     static var python: String? {
         let candidates: [String?] = [ProcessInfo.processInfo.environment["VIGIL_BUMBLE_PYTHON"],
@@ -44,8 +45,14 @@ final class BumblePeer: @unchecked Sendable {
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
-            let text = String(decoding: data, as: UTF8.self)
-            self.lock.withLock { self.lines += text.split(separator: "\n").map(String.init) }
+            self.lock.withLock {
+                // Chunks end anywhere; only whole lines are kept.
+                self.partial += String(decoding: data, as: UTF8.self)
+                while let newline = self.partial.firstIndex(of: "\n") {
+                    self.lines.append(String(self.partial[..<newline]))
+                    self.partial = String(self.partial[self.partial.index(after: newline)...])
+                }
+            }
         }
         try process.run()
         guard waitFor({ $0 == "READY" }, seconds: 20) else {
@@ -70,6 +77,10 @@ final class BumblePeer: @unchecked Sendable {
     func stop() {
         if process.isRunning {
             process.terminate()
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            // SIGKILL cannot be blocked or ignored.
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
         output.fileHandleForReading.readabilityHandler = nil

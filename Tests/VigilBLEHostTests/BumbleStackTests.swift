@@ -41,6 +41,7 @@ private final class Session: @unchecked Sendable {
     static let tx: BLEUUID = "7A1C0003-5A5E-4C2B-9E3A-1C2D3E4F5A6B"
     static let ind: BLEUUID = "7A1C0004-5A5E-4C2B-9E3A-1C2D3E4F5A6B"
     static let long: BLEUUID = "7A1C0005-5A5E-4C2B-9E3A-1C2D3E4F5A6B"
+    static let refuse: BLEUUID = "7A1C0006-5A5E-4C2B-9E3A-1C2D3E4F5A6B"
 
     let scheduler = DispatchLinkScheduler()
     let transport: HostTransport
@@ -69,7 +70,7 @@ struct BumbleStackTests {
         #expect(session.log.wait { if case .powerChanged(true) = $0 { return true }; return nil } == true)
         session.run { $0.startScan(services: [Session.service]) }
         let advertisement = try #require(session.log.wait { if case .advertisement(let a) = $0 { return a }; return nil })
-        #expect(advertisement.peer.rawValue == "F0:F1:F2:F3:F4:F5/public")
+        #expect(advertisement.peer.rawValue == "F0:F1:F2:F3:F4:F5/random")
         #expect(advertisement.services.contains(Session.service))
         #expect(advertisement.name == "BumblePeer")
         session.peer = advertisement.peer
@@ -80,7 +81,7 @@ struct BumbleStackTests {
             #expect(transport.link(advertisement.peer)?.att.mtu == 247)
         }
         #expect(peer.waitFor({ $0 == "MTU 247" }, seconds: 5))
-        let wanted = [Session.rx, Session.tx, Session.ind, Session.long]
+        let wanted = [Session.rx, Session.tx, Session.ind, Session.long, Session.refuse]
         session.run { $0.discover(service: Session.service, characteristics: wanted + ["7A1C00FF-5A5E-4C2B-9E3A-1C2D3E4F5A6B"], on: advertisement.peer) }
         let found = try #require(session.log.wait { if case .servicesDiscovered(_, let r) = $0 { return r }; return nil })
         #expect(try found.get() == Set(wanted))
@@ -116,20 +117,18 @@ struct BumbleStackTests {
         }
         #expect(peer.waitFor({ $0.hasPrefix("WRITE 244 5a5a") }, seconds: 5))
 
-        // Writing a characteristic that does not allow writes surfaces the ATT error code.
-        session.run { $0.write([1], characteristic: Session.long, type: .withResponse, on: advertisement.peer) }
+        // A write the peer refuses surfaces the ATT error code.
+        session.run { $0.write([1], characteristic: Session.refuse, type: .withResponse, on: advertisement.peer) }
         let refused = try #require(session.log.wait { if case .wrote(_, _, let r) = $0 { return r }; return nil })
         #expect(throws: TransportFailure.self) { try refused.get() }
-        if case .failure(let failure) = refused { #expect(failure.code == 0x03) }
+        if case .failure(let failure) = refused { #expect(failure.code == 0x80) }
 
         // A long read (Read + Read Blob) of the 300-byte value.
         let readDone = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var value: [UInt8] = []
         session.run { transport in
             let link = transport.link(advertisement.peer)!
-            let handle = link.gatt.att
-            _ = handle
-            transport.host.links.values.first!.gatt.discoverPrimaryServices { services in
+            link.gatt.discoverPrimaryServices { services in
                 let service = (try? services.get())?.first { $0.uuid == Session.service }
                 link.gatt.discoverCharacteristics(of: service!) { chars in
                     let c = (try? chars.get())?.first { $0.uuid == Session.long }
@@ -148,5 +147,60 @@ struct BumbleStackTests {
         #expect(reason == .localHostTerminated)
         #expect(peer.waitFor({ $0.hasPrefix("DISCONNECTED") }, seconds: 5))
         session.run { $0.host.close() }
+    }
+
+    @Test func bleConnectionRunsUnchangedOverTheHost() throws {
+        let peer = try BumblePeer()
+        defer { peer.stop() }
+        let scheduler = DispatchLinkScheduler()
+        let transport = try HostTransport.open(.tcp(host: "127.0.0.1", port: peer.port), scheduler: scheduler)
+        final class Seen: @unchecked Sendable {
+            var states: [String] = []
+            var values: [(BLEUUID, [UInt8])] = []
+            var wrote: Result<Void, ConnectionError>?
+        }
+        let seen = Seen()
+        let connection: BLEConnection = scheduler.queue.sync {
+            let connection = BLEConnection(transport: transport, scheduler: scheduler)
+            _ = connection.addObserver(ConnectionObserver(
+                stateChanged: { seen.states.append($0.name) },
+                valueReceived: { seen.values.append(($0, $1)) }))
+            return connection
+        }
+        let profile = GATTProfile(service: Session.service, characteristics: [Session.rx], notifying: [Session.tx, Session.ind])
+        let connectError: ConnectionError? = scheduler.queue.sync {
+            do { try connection.connect(to: .service(profile)) } catch { return error as? ConnectionError }
+            return nil
+        }
+        #expect(connectError == nil)
+        func waitFor(_ condition: @escaping () -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(15)
+            while Date() < deadline {
+                if scheduler.queue.sync(execute: condition) { return true }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return false
+        }
+        #expect(waitFor { seen.states.last == "ready" })
+        #expect(seen.states == ["scanning", "connecting", "discovering", "ready"])
+        scheduler.queue.sync {
+            #expect(connection.maximumWriteLength(.withoutResponse) == 244)
+            connection.write(Array("ping".utf8), to: Session.rx) { seen.wrote = $0 }
+        }
+        #expect(waitFor { seen.values.count >= 2 })
+        scheduler.queue.sync {
+            #expect((try? seen.wrote?.get()) != nil)
+            #expect(seen.values.first { $0.0 == Session.tx }?.1 == Array("ping".utf8))
+            #expect(seen.values.first { $0.0 == Session.ind }?.1 == Array("ping".utf8))
+            // A full-MTU Write Command through BLEConnection's own checks.
+            do { try connection.writeWithoutResponse([UInt8](repeating: 0x33, count: 244), to: Session.rx) } catch {
+                Issue.record("Write Command refused: \(error)")
+            }
+        }
+        #expect(peer.waitFor({ $0.hasPrefix("WRITE 244 3333") }, seconds: 5))
+        scheduler.queue.sync { connection.disconnect() }
+        #expect(waitFor { seen.states.last == "idle" })
+        #expect(peer.waitFor({ $0.hasPrefix("DISCONNECTED") }, seconds: 5))
+        scheduler.queue.sync { transport.host.close() }
     }
 }

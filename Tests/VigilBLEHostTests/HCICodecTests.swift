@@ -94,6 +94,18 @@ import VigilBLE
         #expect(advertised.services == ["180A"])
     }
 
+    @Test func extendedAdvertisingReportsDecodeAsAdvertisements() throws {
+        // Subevent 0x0D (Vol 4 Part E 7.7.65.13): a legacy scan response from a random address.
+        let data: [UInt8] = [0x03, 0x03, 0x0D, 0x18]
+        let parameters: [UInt8] = [0x0D, 0x01, 0x1B, 0x00, 0x01, 0x01, 0x02, 0x03, 0x04, 0x05, 0xC6, 0x01, 0x00, 0xFF, 0x7F, 0xCE,
+                                   0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0, UInt8(data.count)] + data
+        guard case .leAdvertisingReport(let reports) = try HCIEvent.decode(code: 0x3E, parameters: parameters) else {
+            Issue.record("not an advertising report")
+            return
+        }
+        #expect(reports == [LEAdvertisingReport(eventType: 4, address: DeviceAddress("C6:05:04:03:02:01/random")!, data: data, rssi: -50)])
+    }
+
     @Test func truncatedEventsThrowInsteadOfTrapping() {
         #expect(throws: HostDecodingError.self) { try HCIEvent.decode(code: 0x0E, parameters: [0x01, 0x03]) }
         #expect(throws: HostDecodingError.self) { try HCIEvent.decode(code: 0x13, parameters: [0x05, 0x40, 0x00]) }

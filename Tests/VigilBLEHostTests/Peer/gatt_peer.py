@@ -3,9 +3,12 @@
 # H4 over tcp-server:127.0.0.1:PORT (loopback only); C1 carries a Bumble device that advertises
 # one 128-bit service and serves it: RX (write, write without response) echoes every value as
 # a notification on TX and its first 4 bytes as an indication on IND; LONG is a 300-byte
-# readable value; 180A/2A29 is a short readable value. Prints READY when advertising, and one
+# readable value; REFUSE answers every write with application error 0x80; 180A/2A29 is a short
+# readable value. Prints READY when advertising, and one
 # line per write, connection, MTU change and disconnection. Usage: gatt_peer.py PORT
-import asyncio, sys, logging
+import asyncio, signal, sys
+# The test process may start us with signals blocked; SIGTERM must stop us.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
 from bumble.controller import Controller
 from bumble.link import LocalLink
 from bumble.device import Device
@@ -15,12 +18,14 @@ from bumble.transport.common import AsyncPipeSink
 from bumble.gatt import Service, Characteristic, CharacteristicValue
 from bumble import hci
 from bumble.core import AdvertisingData, UUID
+from bumble.att import ATT_Error
 
 SERVICE = '7A1C0001-5A5E-4C2B-9E3A-1C2D3E4F5A6B'
 RX = '7A1C0002-5A5E-4C2B-9E3A-1C2D3E4F5A6B'
 TX = '7A1C0003-5A5E-4C2B-9E3A-1C2D3E4F5A6B'
 IND = '7A1C0004-5A5E-4C2B-9E3A-1C2D3E4F5A6B'
 LONG = '7A1C0005-5A5E-4C2B-9E3A-1C2D3E4F5A6B'
+REFUSE = '7A1C0006-5A5E-4C2B-9E3A-1C2D3E4F5A6B'
 
 async def main():
     port = int(sys.argv[1])
@@ -45,7 +50,11 @@ async def main():
                         Characteristic.WRITEABLE, CharacteristicValue(write=on_write))
     long_value = bytes(range(256)) * 2
     longc = Characteristic(LONG, Characteristic.Properties.READ, Characteristic.READABLE, long_value[:300])
-    device.add_service(Service(SERVICE, [rx, tx, ind, longc]))
+    def refuse(connection, value):
+        raise ATT_Error(0x80)  # an application error
+    refusing = Characteristic(REFUSE, Characteristic.Properties.WRITE, Characteristic.WRITEABLE,
+                              CharacteristicValue(write=refuse))
+    device.add_service(Service(SERVICE, [rx, tx, ind, longc, refusing]))
     device.add_service(Service('180A', [Characteristic('2A29', Characteristic.Properties.READ, Characteristic.READABLE, b'Vigil')]))
     device.on('connection', lambda c: (print('CONNECTED', c, flush=True),
                                        c.on('connection_att_mtu_update', lambda: print('MTU', c.att_mtu, flush=True)),
