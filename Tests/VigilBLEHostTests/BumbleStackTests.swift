@@ -203,4 +203,64 @@ struct BumbleStackTests {
         #expect(peer.waitFor({ $0.hasPrefix("DISCONNECTED") }, seconds: 5))
         scheduler.queue.sync { transport.host.close() }
     }
+
+    @Test func writeCommandsStreamWithoutLossUnderTheControllersFlowControl() throws {
+        let peer = try BumblePeer()
+        defer { peer.stop() }
+        let scheduler = DispatchLinkScheduler()
+        let transport = try HostTransport.open(.tcp(host: "127.0.0.1", port: peer.port), scheduler: scheduler)
+        final class Stream: @unchecked Sendable {
+            var ready = false
+            var sent = 0
+            var refusals = 0
+            var echoes = 0
+        }
+        let stream = Stream()
+        let total = 600
+        let connection: BLEConnection = scheduler.queue.sync { BLEConnection(transport: transport, scheduler: scheduler) }
+        func pump() {
+            while stream.sent < total, connection.canSendWriteWithoutResponse {
+                var value = [UInt8](repeating: UInt8(truncatingIfNeeded: stream.sent), count: 244)
+                value[0] = UInt8(stream.sent >> 8)
+                value[1] = UInt8(truncatingIfNeeded: stream.sent)
+                do { try connection.writeWithoutResponse(value, to: Session.rx) } catch {
+                    stream.refusals += 1
+                    return
+                }
+                stream.sent += 1
+            }
+        }
+        scheduler.queue.sync {
+            _ = connection.addObserver(ConnectionObserver(
+                stateChanged: { state in
+                    if state.name == "ready" {
+                        stream.ready = true
+                        pump()
+                    }
+                },
+                valueReceived: { uuid, _ in if uuid == Session.tx { stream.echoes += 1 } },
+                readyToWrite: { pump() }))
+        }
+        let profile = GATTProfile(service: Session.service, characteristics: [Session.rx], notifying: [Session.tx])
+        let connectError: ConnectionError? = scheduler.queue.sync {
+            do { try connection.connect(to: .service(profile)) } catch { return error as? ConnectionError }
+            return nil
+        }
+        #expect(connectError == nil)
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, scheduler.queue.sync(execute: { stream.echoes < total }) { Thread.sleep(forTimeInterval: 0.02) }
+        scheduler.queue.sync {
+            #expect(stream.sent == total)
+            #expect(stream.refusals == 0)
+            #expect(stream.echoes == total)
+            // The controller's 64 buffers were the limit, never exceeded.
+            #expect(transport.host.statistics.maximumACLInFlight <= transport.host.aclBufferCount)
+        }
+        let writes = peer.log.filter { $0.hasPrefix("WRITE 244 ") }
+        #expect(writes.count == total)
+        // In order: the first two bytes count up.
+        #expect(writes.map { String($0.dropFirst(10).prefix(4)) } == (0..<total).map { String(format: "%04x", $0) })
+        scheduler.queue.sync { connection.disconnect() }
+        scheduler.queue.sync { transport.host.close() }
+    }
 }
