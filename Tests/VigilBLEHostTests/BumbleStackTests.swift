@@ -198,6 +198,19 @@ struct BumbleStackTests {
             }
         }
         #expect(peer.waitFor({ $0.hasPrefix("WRITE 244 3333") }, seconds: 5))
+
+        // The peer drops the link: the connection reconnects on its own, through a new
+        // connection handle, discovery and subscriptions again.
+        scheduler.queue.sync {
+            seen.states.removeAll()
+            connection.write(Array("DROP".utf8), to: Session.rx) { _ in }
+        }
+        #expect(waitFor { seen.states.contains("reconnecting") && seen.states.last == "ready" })
+        #expect(seen.states.first == "reconnecting")
+        let before = scheduler.queue.sync { seen.values.count }
+        scheduler.queue.sync { connection.write(Array("again".utf8), to: Session.rx) { _ in } }
+        #expect(waitFor { seen.values.count >= before + 2 })
+        #expect(scheduler.queue.sync { seen.values.last { $0.0 == Session.tx }?.1 } == Array("again".utf8))
         scheduler.queue.sync { connection.disconnect() }
         #expect(waitFor { seen.states.last == "idle" })
         #expect(peer.waitFor({ $0.hasPrefix("DISCONNECTED") }, seconds: 5))

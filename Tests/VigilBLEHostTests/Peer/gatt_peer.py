@@ -2,7 +2,8 @@
 # two virtual controllers on one Bumble LocalLink. Controller C0 is the Swift host's, reached as
 # H4 over tcp-server:127.0.0.1:PORT (loopback only); C1 carries a Bumble device that advertises
 # one 128-bit service and serves it: RX (write, write without response) echoes every value as
-# a notification on TX and its first 4 bytes as an indication on IND; LONG is a 300-byte
+# a notification on TX and its first 4 bytes as an indication on IND (the value DROP makes the
+# peer drop the link instead); LONG is a 300-byte
 # readable value; REFUSE answers every write with application error 0x80; 180A/2A29 is a short
 # readable value. Prints READY when advertising, and one
 # line per write, connection, MTU change and disconnection. Usage: gatt_peer.py PORT
@@ -42,6 +43,10 @@ async def main():
     def on_write(connection, value):
         written.append(bytes(value))
         print('WRITE', len(value), bytes(value[:8]).hex(), flush=True)
+        if bytes(value) == b'DROP':
+            # Drop the link from this side, as a peer that resets would.
+            asyncio.ensure_future(connection.disconnect())
+            return
         async def echo():
             await device.notify_subscribers(tx, bytes(value))
             await device.indicate_subscribers(ind, bytes(value[:4]))
