@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import os
+import signal
 import socket
 import struct
 import sys
@@ -34,8 +35,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bumble import att  # noqa: E402
 from bumble.controller import Controller  # noqa: E402
+from bumble.core import PhysicalTransport  # noqa: E402
 from bumble.device import Device  # noqa: E402
 from bumble.gatt import Characteristic, CharacteristicValue, Service  # noqa: E402
+from bumble import hci  # noqa: E402
 from bumble.hci import Address  # noqa: E402
 from bumble.link import LocalLink  # noqa: E402
 from bumble.transport import open_transport  # noqa: E402
@@ -56,6 +59,22 @@ def uuid_le(uuid):
 
 def ad_structure(kind, data):
     return bytes([len(data) + 1, kind]) + data
+
+
+class AddressedLocalLink(LocalLink):
+    """Bumble's local link, sending LE data from the address the sender's connection really uses.
+    Bumble 0.0.236 always sends from the sender's random address, so a central that connects
+    with its public address (as VigilBLEHost does) has every ACL packet dropped by the peer's
+    controller ("no connection for 00:00:00:00:00:00")."""
+
+    def send_acl_data(self, sender_controller, destination_address, transport, data):
+        if transport != PhysicalTransport.LE:
+            return super().send_acl_data(sender_controller, destination_address, transport, data)
+        destination = self.find_le_controller(destination_address)
+        source = next((connection.self_address for connection in sender_controller.le_connections.values()
+                       if connection.peer_address == destination_address), sender_controller.random_address)
+        if destination is not None:
+            asyncio.get_running_loop().call_soon(destination.on_link_acl_data, source, transport, data)
 
 
 class TerminalPeer:
@@ -284,14 +303,21 @@ async def start_controllers(link):
         ports.append(sock.getsockname()[1])
         transport = await open_tcp_server_transport_with_socket(sock)
         transports.append(transport)
-        Controller(f"C{index}", host_source=transport.source, host_sink=transport.sink, link=link)
+        # Distinct public addresses: the local link routes by address.
+        controller = Controller(f"C{index}", host_source=transport.source, host_sink=transport.sink, link=link,
+                                public_address=f"F0:F1:F2:F3:F4:{0xE0 + index:02X}")
+        # Legacy advertising only (a Bluetooth 4.2/5.0 controller without extended advertising):
+        # Bumble's controller reports every advertisement as an LE Extended Advertising Report
+        # while it claims the feature, which a host scanning with the legacy commands (as
+        # VigilBLEHost does) never asked for; and the peer then advertises with legacy commands.
+        controller.le_features &= ~hci.LeFeatureMask.LE_EXTENDED_ADVERTISING
     return ports, transports
 
 
 async def main(options):
     host_port = None
     if options.with_controllers:
-        ports, _ = await start_controllers(LocalLink())
+        ports, _ = await start_controllers(AddressedLocalLink())
         host_port = ports[0]
         spec = f"tcp-client:127.0.0.1:{ports[1]}"
         if options.no_peer:
@@ -341,6 +367,8 @@ def parse(argv):
 
 
 if __name__ == "__main__":
+    # Exit on SIGTERM even when the parent started us with it ignored (dispositions are inherited).
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     arguments = parse(sys.argv[1:])
     logging.basicConfig(level=logging.DEBUG if arguments.verbose else logging.WARNING, stream=sys.stderr)
     try:
