@@ -51,6 +51,16 @@ public struct DeviceAddress: Sendable, Hashable, CustomStringConvertible {
         self.init(wireBytes: bytes.reversed(), kind: kind)
     }
 
+    /// A fresh static random address (the two most significant bits set, the rest random and
+    /// neither all ones nor all zeros), as a host without a stored identity uses.
+    public static func randomStatic<G: RandomNumberGenerator>(using generator: inout G) -> DeviceAddress {
+        var bytes = (0..<6).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[5] |= 0xC0
+        if bytes[0..<5].allSatisfy({ $0 == 0xFF }) && bytes[5] == 0xFF { bytes[0] = 0xFE }
+        if bytes[0..<5].allSatisfy({ $0 == 0 }) && bytes[5] == 0xC0 { bytes[0] = 1 }
+        return DeviceAddress(wireBytes: bytes, kind: .random)
+    }
+
     /// `AA:BB:CC:DD:EE:FF`, without the type.
     public var text: String {
         wireBytes.reversed().map { byte in

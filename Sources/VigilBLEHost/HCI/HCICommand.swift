@@ -21,12 +21,14 @@ public struct HCICommand: Sendable, Hashable {
         public static let setEventMask: UInt16 = 0x0C01
         public static let reset: UInt16 = 0x0C03
         public static let readLocalVersion: UInt16 = 0x1001
+        public static let readLocalSupportedCommands: UInt16 = 0x1002
         public static let readBufferSize: UInt16 = 0x1005
         public static let readBDAddr: UInt16 = 0x1009
         public static let readRSSI: UInt16 = 0x1405
         public static let leSetEventMask: UInt16 = 0x2001
         public static let leReadBufferSize: UInt16 = 0x2002
         public static let leReadLocalSupportedFeatures: UInt16 = 0x2003
+        public static let leSetRandomAddress: UInt16 = 0x2005
         public static let leSetScanParameters: UInt16 = 0x200B
         public static let leSetScanEnable: UInt16 = 0x200C
         public static let leCreateConnection: UInt16 = 0x200D
@@ -48,6 +50,8 @@ public struct HCICommand: Sendable, Hashable {
     public static let leReadBufferSize = HCICommand(opcode: Opcode.leReadBufferSize)
     /// HCI_LE_Read_Local_Supported_Features.
     public static let leReadLocalSupportedFeatures = HCICommand(opcode: Opcode.leReadLocalSupportedFeatures)
+    /// HCI_Read_Local_Supported_Commands (a 64-octet bit mask).
+    public static let readLocalSupportedCommands = HCICommand(opcode: Opcode.readLocalSupportedCommands)
     /// HCI_LE_Create_Connection_Cancel.
     public static let leCreateConnectionCancel = HCICommand(opcode: Opcode.leCreateConnectionCancel)
 
@@ -59,6 +63,11 @@ public struct HCICommand: Sendable, Hashable {
     /// HCI_LE_Set_Event_Mask; bit n enables LE subevent n+1.
     public static func leSetEventMask(_ mask: UInt64) -> HCICommand {
         HCICommand(opcode: Opcode.leSetEventMask, parameters: littleEndian(mask))
+    }
+
+    /// HCI_LE_Set_Random_Address.
+    public static func leSetRandomAddress(_ address: DeviceAddress) -> HCICommand {
+        HCICommand(opcode: Opcode.leSetRandomAddress, parameters: address.wireBytes)
     }
 
     /// HCI_LE_Set_Scan_Parameters; interval and window in 0.625 ms units.

@@ -14,7 +14,7 @@ public enum HCIEvent: Sendable, Hashable {
     case hardwareError(UInt8)
     /// LE Connection Complete, legacy or enhanced.
     case leConnectionComplete(LEConnectionComplete)
-    /// LE Advertising Report: one or more advertisements.
+    /// LE Advertising Report or LE Extended Advertising Report: one or more advertisements.
     case leAdvertisingReport([LEAdvertisingReport])
     /// LE Connection Update Complete.
     case leConnectionUpdateComplete(status: UInt8, handle: UInt16, interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)
@@ -92,6 +92,27 @@ public enum HCIEvent: Sendable, Hashable {
                 let rssi = try r.i8("RSSI")
                 reports.append(LEAdvertisingReport(
                     eventType: type, address: DeviceAddress(wireBytes: address, kind: DeviceAddress.Kind(rawValue: kindRaw) ?? .random),
+                    data: data, rssi: Int(rssi)))
+            }
+            return .leAdvertisingReport(reports)
+        case 0x0D:
+            // LE Extended Advertising Report: what controllers that support extended advertising
+            // may send even for a legacy scan (Bumble's does).
+            let count = Int(try r.u8("Num_Reports"))
+            var reports: [LEAdvertisingReport] = []
+            for _ in 0..<count {
+                let type = try r.u16("Event_Type")
+                let kindRaw = try r.u8("Address_Type")
+                let address = try r.take(6, "Address")
+                _ = try r.take(4, "Primary_PHY, Secondary_PHY, Advertising_SID, TX_Power")
+                let rssi = try r.i8("RSSI")
+                _ = try r.take(9, "Periodic_Advertising_Interval, Direct_Address_Type, Direct_Address")
+                let length = Int(try r.u8("Data_Length"))
+                let data = try r.take(length, "Data")
+                // As a legacy event type: 4 scan response, 0 connectable, 3 neither.
+                let legacyType: UInt8 = type & 0x08 != 0 ? 4 : (type & 0x01 != 0 ? 0 : 3)
+                reports.append(LEAdvertisingReport(
+                    eventType: legacyType, address: DeviceAddress(wireBytes: address, kind: DeviceAddress.Kind(rawValue: kindRaw & 0x03) ?? .random),
                     data: data, rssi: Int(rssi)))
             }
             return .leAdvertisingReport(reports)

@@ -24,6 +24,10 @@ public final class BLEHost {
     public private(set) var aclDataLength = 27
     /// ACL packets the controller buffers.
     public private(set) var aclBufferCount = 1
+    /// The static random address this side scans and connects from.
+    public private(set) var ownAddress: DeviceAddress?
+    /// The controller's supported commands mask (Read Local Supported Commands; empty if unread).
+    public private(set) var supportedCommands: [UInt8] = []
     /// Live links by handle.
     public private(set) var links: [UInt16: HostLink] = [:]
 
@@ -45,7 +49,7 @@ public final class BLEHost {
     private let channel: any HCIChannel
     private let scheduler: any LinkScheduler
     private var decoder = H4Decoder()
-    private var commandQueue: [(HCICommand, (Result<[UInt8], HostError>) -> Void)] = []
+    private var commandQueue: [QueuedCommand] = []
     private var commandInFlight: (opcode: UInt16, completion: (Result<[UInt8], HostError>) -> Void, timer: ScheduledTask)?
     private var commandCredits = 1
     private var aclCredits = 1
@@ -62,13 +66,24 @@ public final class BLEHost {
         self.configuration = configuration
     }
 
-    /// Whether the controller supports LE Data Packet Length Extension (LE feature bit 5).
-    public var supportsDataLengthExtension: Bool { leFeatures & (1 << 5) != 0 }
-    /// Whether the controller supports the LE 2M PHY (LE feature bit 8).
-    public var supports2MPHY: Bool { leFeatures & (1 << 8) != 0 }
+    /// Whether the controller supports LE Data Packet Length Extension (LE feature bit 5) and
+    /// lists LE Set Data Length among its commands (octet 33 bit 6).
+    public var supportsDataLengthExtension: Bool { leFeatures & (1 << 5) != 0 && supportsCommand(octet: 33, bit: 6) }
+    /// Whether the controller supports the LE 2M PHY (LE feature bit 8) and lists LE Set PHY
+    /// among its commands (octet 35 bit 6).
+    public var supports2MPHY: Bool { leFeatures & (1 << 8) != 0 && supportsCommand(octet: 35, bit: 6) }
 
-    /// Opens the channel and initialises the controller: Reset, event masks, buffer sizes,
-    /// LE features, address.
+    /// Whether the supported commands mask has the bit (Core spec Vol 4 Part E 6.27); true when
+    /// the controller did not report a mask, so the command is tried and a refusal counted.
+    public func supportsCommand(octet: Int, bit: Int) -> Bool {
+        guard supportedCommands.count == 64, (0..<64).contains(octet), (0..<8).contains(bit) else { return true }
+        return supportedCommands[octet] & (1 << bit) != 0
+    }
+
+    /// Opens the channel and initialises the controller: Reset, event masks (LE: connection
+    /// complete, advertising reports legacy and extended, connection update, remote features,
+    /// parameter requests, data length change, PHY update), buffer sizes, LE features, public
+    /// address, supported commands, and the static random address this side uses.
     public func start(completion: @escaping (Result<Void, HostError>) -> Void) {
         channel.onReceive = { [weak self] bytes in self?.receive(bytes) }
         channel.onClose = { [weak self] error in self?.channelClosed(error) }
@@ -76,7 +91,7 @@ public final class BLEHost {
         command(.reset) { [self] result in
             guard case .success = result else { return completion(result.map { _ in () }) }
             command(.setEventMask(0x2000_1FFF_FFFF_FFFF)) { [self] _ in
-                command(.leSetEventMask(0x087F)) { [self] _ in
+                command(.leSetEventMask(0x187F)) { [self] _ in
                     command(.readBufferSize) { [self] shared in
                         if case .success(let r) = shared, r.count >= 7 {
                             aclDataLength = Int(UInt16(r[0]) | UInt16(r[1]) << 8)
@@ -98,9 +113,18 @@ public final class BLEHost {
                                     if case .success(let r) = address, r.count >= 6 {
                                         localAddress = DeviceAddress(wireBytes: Array(r.prefix(6)), kind: .publicDevice)
                                     }
-                                    if let failed { return completion(.failure(failed)) }
-                                    isReady = true
-                                    completion(.success(()))
+                                    command(.readLocalSupportedCommands) { [self] supported in
+                                        if case .success(let r) = supported, r.count >= 64 { supportedCommands = Array(r.prefix(64)) }
+                                        var generator = SystemRandomNumberGenerator()
+                                        let random = configuration.randomAddress ?? .randomStatic(using: &generator)
+                                        command(.leSetRandomAddress(random)) { [self] result in
+                                            if let failed { return completion(.failure(failed)) }
+                                            guard case .success = result else { return completion(result.map { _ in () }) }
+                                            ownAddress = random
+                                            isReady = true
+                                            completion(.success(()))
+                                        }
+                                    }
                                 }
                             }
                         }
@@ -117,7 +141,7 @@ public final class BLEHost {
 
     /// Starts scanning (duplicates filtered by the controller).
     public func startScan(completion: @escaping (Result<Void, HostError>) -> Void) {
-        command(.leSetScanParameters(active: configuration.activeScan, interval: 0x0030, window: 0x0030)) { [self] result in
+        command(.leSetScanParameters(active: configuration.activeScan, interval: 0x0030, window: 0x0030, ownAddress: .random)) { [self] result in
             guard case .success = result else { return completion(result.map { _ in () }) }
             command(.leSetScanEnable(true, filterDuplicates: true)) { completion($0.map { _ in () }) }
         }
@@ -133,7 +157,7 @@ public final class BLEHost {
         guard isReady else { return report(connectFailure: peer, .notReady) }
         guard pendingConnection == nil else { return report(connectFailure: peer, .busy) }
         pendingConnection = peer
-        command(.leCreateConnection(peer: peer, parameters: configuration.connectionParameters)) { [self] result in
+        command(.leCreateConnection(peer: peer, parameters: configuration.connectionParameters, ownAddress: .random)) { [self] result in
             if case .failure(let error) = result, pendingConnection == peer {
                 pendingConnection = nil
                 onConnectFailed?(peer, error)
@@ -180,36 +204,50 @@ public final class BLEHost {
     /// does not, ``onWriteBufferAvailable`` fires once the backlog drains.
     public func canQueueWriteCommand(on link: HostLink) -> Bool {
         guard !link.isClosed else { return false }
-        let fits = aclQueued[link.handle, default: 0] < writeBacklogLimit
+        let fits = hasRoomForWriteCommand(link.handle)
         if !fits { link.writeBufferWasFull = true }
         return fits
     }
 
-    /// ACL packets a link may have waiting for controller credits before Write Commands are
-    /// refused: one controller buffer's worth, at least two full-MTU PDUs.
-    private var writeBacklogLimit: Int {
+    /// Whether one more full-MTU PDU fits in the link's backlog of ACL packets waiting for
+    /// controller credits, which may hold one controller buffer's worth, and at least two PDUs.
+    private func hasRoomForWriteCommand(_ handle: UInt16) -> Bool {
         let perPDU = (configuration.preferredMTU + 4 + aclDataLength - 1) / aclDataLength
-        return max(aclBufferCount, 2 * perPDU)
+        return aclQueued[handle, default: 0] + perPDU <= max(aclBufferCount, 2 * perPDU)
     }
 
     // MARK: Commands
 
     /// Queues an HCI command; completes with its return parameters after the status byte
     /// (empty for commands answered by Command Status), or the failure.
-    public func command(_ command: HCICommand, completion: @escaping (Result<[UInt8], HostError>) -> Void) {
+    /// `timeoutMs` overrides the configured command timeout.
+    public func command(_ command: HCICommand, timeoutMs: Double? = nil, completion: @escaping (Result<[UInt8], HostError>) -> Void) {
         if let failed {
             scheduler.execute(label: "hci: host failed") { completion(.failure(failed)) }
             return
         }
-        commandQueue.append((command, completion))
+        commandQueue.append(QueuedCommand(command: command, timeoutMs: timeoutMs ?? configuration.commandTimeoutMs, completion: completion))
         pumpCommands()
     }
 
+    private struct QueuedCommand {
+        let command: HCICommand
+        let timeoutMs: Double
+        let completion: (Result<[UInt8], HostError>) -> Void
+    }
+
+    /// The optional link-setup commands wait at most this long: a controller may list a command
+    /// it never answers (Bumble's virtual controller does so for LE Set PHY), and every command
+    /// behind it waits.
+    private static let optionalCommandTimeoutMs = 1_000.0
+
     private func pumpCommands() {
         guard commandInFlight == nil, commandCredits > 0, failed == nil, !commandQueue.isEmpty else { return }
-        let (command, completion) = commandQueue.removeFirst()
+        let next = commandQueue.removeFirst()
+        let command = next.command
+        let completion = next.completion
         let opcode = command.opcode
-        let timer = scheduler.schedule(afterMilliseconds: configuration.commandTimeoutMs, label: "hci: command timeout") { [weak self] in
+        let timer = scheduler.schedule(afterMilliseconds: next.timeoutMs, label: "hci: command timeout") { [weak self] in
             guard let self, let inFlight = self.commandInFlight, inFlight.opcode == opcode else { return }
             self.commandInFlight = nil
             self.commandCredits = 1
@@ -255,7 +293,7 @@ public final class BLEHost {
             statistics.maximumACLInFlight = max(statistics.maximumACLInFlight, aclBufferCount - aclCredits)
             transmit(.acl(packet))
         }
-        for link in links.values where link.writeBufferWasFull && aclQueued[link.handle, default: 0] < writeBacklogLimit {
+        for link in links.values where link.writeBufferWasFull && hasRoomForWriteCommand(link.handle) {
             link.writeBufferWasFull = false
             onWriteBufferAvailable?(link)
         }
@@ -378,10 +416,10 @@ public final class BLEHost {
         }
         links[handle] = link
         if configuration.requestDataLengthExtension, supportsDataLengthExtension {
-            command(.leSetDataLength(handle: handle, txOctets: 251, txTime: 2120)) { _ in }
+            command(.leSetDataLength(handle: handle, txOctets: 251, txTime: 2120), timeoutMs: Self.optionalCommandTimeoutMs) { _ in }
         }
         if configuration.request2MPHY, supports2MPHY {
-            command(.leSetPHY2M(handle: handle)) { _ in }
+            command(.leSetPHY2M(handle: handle), timeoutMs: Self.optionalCommandTimeoutMs) { _ in }
         }
         link.att.exchangeMTU(configuration.preferredMTU) { [weak self, weak link] result in
             guard let self, let link, !link.isClosed else { return }
@@ -465,7 +503,7 @@ public final class BLEHost {
         }
         let waiting = commandQueue
         commandQueue = []
-        for (_, completion) in waiting { completion(.failure(hostError)) }
+        for queued in waiting { queued.completion(.failure(hostError)) }
         let live = links
         links = [:]
         aclQueue = []

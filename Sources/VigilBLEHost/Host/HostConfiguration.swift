@@ -12,6 +12,10 @@ public struct HostConfiguration: Sendable, Hashable {
     public var attTransactionTimeoutMs = ATTClient.transactionTimeoutMs
     /// How long the controller may take to answer a command.
     public var commandTimeoutMs = 10_000.0
+    /// The static random address this side uses when scanning and connecting; a fresh one is
+    /// made at start when nil. (Bumble's virtual link routes LE data by random address, and
+    /// phones connect from random addresses too.)
+    public var randomAddress: DeviceAddress?
     /// Active scanning (scan requests, so scan responses with names and UUIDs arrive).
     public var activeScan = true
 
