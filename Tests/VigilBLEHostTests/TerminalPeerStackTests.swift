@@ -92,7 +92,7 @@ final class TerminalPeerStackTests: XCTestCase {
     }
 
     func testUnansweredWriteRequestTimesOutAsATypedError() throws {
-        var host = PeerStack.hostConfiguration
+        var host = HostConfiguration()
         host.attTransactionTimeoutMs = 1_500
         let stack = try PeerStack(.init(advertisement: .tlvTerminal, unansweredWrites: [TLVTerminalAdapter.writeCharacteristic.description]),
                                   host: host)
@@ -103,9 +103,15 @@ final class TerminalPeerStackTests: XCTestCase {
         guard case .failure(let error) = result else { return XCTFail("the unanswered write succeeded") }
         _ = try stack.peer.waitForEvent("write-unanswered")
         switch error {
-        case .writeFailed, .operationTimedOut, .disconnected: break
-        default: XCTFail("unexpected error \(error)")
+        case .writeFailed(let characteristic, let failure):
+            XCTAssertEqual(characteristic, TLVTerminalAdapter.writeCharacteristic)
+            XCTAssertTrue(failure.description.contains("timed out"), "\(failure)")
+        case .disconnected:
+            break  // the timeout's link drop reached the connection before the write's failure
+        default:
+            XCTFail("unexpected error \(error)")
         }
+        XCTAssertNoThrow(try stack.peer.waitForEvent("disconnected"), "an ATT timeout drops the link, as the spec requires")
     }
 
     func testSilentTerminalCommandTimesOutAsATypedDeviceError() throws {
@@ -212,16 +218,7 @@ final class PeerStack: @unchecked Sendable {
     /// The peer as ``HostTransport`` names it (address and type).
     var peerIdentifier: PeerIdentifier { PeerIdentifier("\(peer.peerAddress)/random") }
 
-    /// The host's defaults, less the 2M PHY request: Bumble's controller (0.0.236) never
-    /// completes LE Set PHY (its handler returns a status where it must send one), and a link
-    /// on the local link has no PHY anyway.
-    static var hostConfiguration: HostConfiguration {
-        var configuration = HostConfiguration()
-        configuration.request2MPHY = false
-        return configuration
-    }
-
-    init(_ options: BumbleTerminalPeer.Options, host: HostConfiguration = PeerStack.hostConfiguration,
+    init(_ options: BumbleTerminalPeer.Options, host: HostConfiguration = HostConfiguration(),
          connection configuration: ConnectionConfiguration = ConnectionConfiguration(
              reconnect: ReconnectPolicy(maxAttempts: 8, initialDelayMs: 100), seed: 7)) throws {
         peer = try BumbleTerminalPeer(options)
