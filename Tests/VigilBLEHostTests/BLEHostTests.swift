@@ -242,6 +242,17 @@ final class FakeController: HCIChannel {
         #expect(transport.link(peer) == nil)
     }
 
+    @Test func connectingToALinkedPeerAnswersConnectedAgain() {
+        connect()
+        events.list.removeAll()
+        let commands = controller.commands.count
+        transport.connect(peer)
+        run()
+        #expect(events.list.count == 1)
+        #expect(events.list.contains { if case .connected(let p) = $0 { return p == peer }; return false })
+        #expect(controller.commands.count == commands)
+    }
+
     @Test func cancellingAPendingConnectionAnswersWithOneDisconnect() {
         transport.start()
         run()

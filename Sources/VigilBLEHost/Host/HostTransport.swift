@@ -81,7 +81,11 @@ public final class HostTransport: BLETransport {
         guard let address = address(peer) else {
             return emit(.connectFailed(peer, TransportFailure("not a device address: \(peer.rawValue)")))
         }
-        if host.link(to: address) != nil { return }
+        if let link = host.link(to: address) {
+            // Already linked: answer as the contract asks (once set up; else setup will answer).
+            if link.isEstablished { emit(.connected(PeerIdentifier(link.peer.description))) }
+            return
+        }
         host.connect(to: address)
     }
 
