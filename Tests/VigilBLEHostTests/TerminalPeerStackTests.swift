@@ -158,6 +158,15 @@ final class TerminalPeerStackTests: XCTestCase {
         stack.onQueue { stack.connection.removeObserver(token) }
     }
 
+    func testMissingBumbleVenvFailsSayingHowToInstallIt() {
+        let missing = URL(fileURLWithPath: "/nonexistent/bumble-venv/bin/python")
+        XCTAssertThrowsError(try BumbleTerminalPeer(python: missing)) { error in
+            let text = String(describing: error)
+            XCTAssertTrue(text.contains("scripts/bootstrap --ble"), text)
+            XCTAssertTrue(text.contains(missing.path), text)
+        }
+    }
+
     // MARK: Helpers
 
     private func runConnectedSequence(_ advertisement: BumbleTerminalPeer.Advertisement, vendor: String, serial: String,

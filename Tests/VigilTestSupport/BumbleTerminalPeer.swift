@@ -105,8 +105,9 @@ public final class BumbleTerminalPeer: @unchecked Sendable {
 
     /// Starts the controllers and the peer; returns once the peer advertises (throws with its
     /// output when it does not within `timeout` seconds, or when Bumble is not installed).
-    public init(_ options: Options = Options(), timeout: Double = 30) throws {
-        let python = Self.python
+    /// `python` overrides ``python`` (for the missing-venv message's test).
+    public init(_ options: Options = Options(), timeout: Double = 30, python: URL? = nil) throws {
+        let python = python ?? Self.python
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw TestSupportError("Bumble is not installed (\(python.path) is missing): run scripts/bootstrap --ble "
                 + "(make test does), which creates the venv and installs PyPI bumble into it")
