@@ -85,7 +85,7 @@ let package = Package(
         ]),
         .executableTarget(name: "VigilCLI", dependencies: [
             "VigilCore", "VigilSymbols", "VigilReports", "VigilServer", "VigilLaunch",
-            "VigilBLE", "VigilBLESimulation", "Vigil", "VigilCommandLine",
+            "VigilBLE", "VigilBLESimulation", "VigilBLEHost", "Vigil", "VigilCommandLine",
         ], path: "Sources/vigil"),
         // The sample's memory probe with a recovering signal handler (sigsetjmp needs C).
         .target(name: "CVigilSampleProbe"),

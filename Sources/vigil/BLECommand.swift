@@ -4,10 +4,11 @@ import VigilBLESimulation
 import VigilCommandLine
 
 /// `vigil ble bench`: one transfer on the simulated link, measured against the theoretical
-/// streaming bound of the same radio parameters.
+/// streaming bound of the same radio parameters, or (`--stack bumble`) over VigilBLEHost to the
+/// Bumble peer; `vigil ble scan` and `vigil ble terminal` on a real host stack.
 enum BLECommand: Command {
     static let name = "ble"
-    static let summary = "BLE link tools: `ble bench` measures a simulated transfer against the radio's bound"
+    static let summary = "BLE link tools: `ble bench` measures a transfer (simulated, or over Bumble); `ble scan`, `ble terminal` on a controller"
     static let usage = """
         usage: vigil ble bench [--mtu 247] [--phy 2M] [--interval-ms 15] [--packets-per-event 5]
                                [--loss 0.02] [--mode window|stopwait] [--bytes N] [--seed S] [--json]
@@ -31,15 +32,49 @@ enum BLECommand: Command {
         none acted on; for flip-answer, when the phone refused the forged answer), forgedCommands,
         refusedCommands, acceptedCommands, forgedAnswers, refusedAnswers, sessionCompleted and
         sessionVirtualSeconds; exit status 1 also when the attack was not rejected.
+
+               vigil ble bench --stack bumble [--transport tcp:HOST:PORT] [--mode window|stopwait] [--bytes N]
+                               [--window W] [--seed S] [--bumble-python PATH] [--bumble-peer PATH] [--json]
+
+        Runs the transfer over the real host stack (VigilBLEHost, HCI H4 over TCP) to the Bumble
+        peer of Tests/BumblePeer, which it starts with two virtual controllers unless --transport
+        names a controller whose peer already advertises the transfer service (run from a checkout
+        after scripts/bootstrap --ble), and prints its goodput beside the simulator's for the same
+        mode and size. Bumble's link has no radio timing: the stack figure is a correctness and
+        overhead figure, not a radio's throughput.
+
+               vigil ble scan --transport tcp:HOST:PORT|unix:PATH|hci:N [--seconds 5] [--json]
+
+        Lists the devices advertising, with name, services and the terminal family that claims them.
+
+               vigil ble terminal --transport tcp:HOST:PORT|unix:PATH|hci:N [--seconds 30] [--json]
+
+        Connects to the first terminal of a known family and runs the connected sequence (open,
+        device info, serial number, trace number; the server check approves without a key update).
+        hci:N opens Linux's HCI user channel (the adapter must be down; needs CAP_NET_ADMIN).
         """
 
     private static let valued: Set<String> = [
         "mtu", "phy", "interval-ms", "packets-per-event", "loss", "mode", "bytes", "seed", "data-length", "window",
-        "central-latency-ms", "peer-latency-ms", "write-buffer", "attack",
+        "central-latency-ms", "peer-latency-ms", "write-buffer", "attack", "stack", "transport", "bumble-python", "bumble-peer",
     ]
+    private static let stackValued: Set<String> = ["transport", "seconds"]
 
     static func run(_ words: [String]) throws -> Int32 {
-        guard words.first == "bench" else { throw UsageError("expected the subcommand `bench`") }
+        switch words.first {
+        case "bench": break
+        case "scan", "terminal":
+            let arguments = try Arguments(Array(words.dropFirst()), valued: stackValued)
+            let unknown = arguments.unknown(allowedFlags: ["json"], allowedValues: stackValued)
+            guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
+            guard arguments.positional.isEmpty else { throw UsageError("unexpected argument \"\(arguments.positional[0])\"") }
+            #if canImport(Glibc)
+            return words.first == "scan" ? try BLEStackCommands.scan(arguments) : try BLEStackCommands.terminal(arguments)
+            #else
+            throw UsageError("`vigil ble \(words[0])` needs Linux (VigilBLEHost's sockets)")
+            #endif
+        default: throw UsageError("expected the subcommand `bench`, `scan` or `terminal`")
+        }
         let arguments = try Arguments(Array(words.dropFirst()), valued: valued)
         let unknown = arguments.unknown(allowedFlags: ["json"], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -64,6 +99,17 @@ enum BLECommand: Command {
         if let name = arguments.value("attack") {
             guard let chosen = ManInTheMiddle.Attack(rawValue: name) else { throw UsageError("--attack must be flip, replay, reorder or flip-answer") }
             attack = chosen
+        }
+        switch arguments.value("stack") ?? "simulator" {
+        case "simulator": break
+        case "bumble":
+            guard attack == nil else { throw UsageError("--attack runs in the simulator only, not with --stack bumble") }
+            #if canImport(Glibc)
+            return try BLEStackCommands.benchOnBumble(arguments, mode: mode, bytes: bytes, window: window, seed: seed)
+            #else
+            throw UsageError("--stack bumble needs Linux (VigilBLEHost's sockets)")
+            #endif
+        case let other: throw UsageError("--stack must be simulator or bumble, not \(other)")
         }
 
         let link: LinkParameters
