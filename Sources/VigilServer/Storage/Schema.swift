@@ -63,7 +63,7 @@ enum Schema {
                 (project_id, type, occurred_at, issue_id, session_id, app_version, os_version, device_model, page)
                 WHERE issue_id IS NOT NULL
             """,
-            "INSERT INTO request_facts (\(columns)) " + ServerStore.requestFactsSelect(d),
+            "INSERT INTO request_facts (\(columns)) " + ServerStore.requestFactsSelect(d) + " WHERE type = 'network'",
         ]
     }
 
