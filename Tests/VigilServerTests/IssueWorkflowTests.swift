@@ -289,7 +289,7 @@ extension BothStores {
             #expect(after.contains("resolved in 1.0"))
             #expect(after.contains("<h2>Audit</h2>"))
             // The list's state filter.
-            #expect(try server.client.get("/issues", headers: cookie).text.contains("No crashes or hangs yet"))
+            #expect(try server.client.get("/issues", headers: cookie).text.contains("No crashes or hangs in this time range and filter"))
             #expect(try server.client.get("/issues?state=resolved", headers: cookie).text.contains("/issues/\(issue.id)"))
         }
     }
