@@ -18,7 +18,7 @@ enum DashboardBenchmark: Command {
     static let name = "dashboard"
     static let summary = "dashboard page render p95, without and with filters, on 1,000,000 events in SQLite"
     static let usage = """
-        usage: vigil-bench dashboard [--events N] [--samples N] [--output FILE] [--work-dir DIR]
+        usage: vigil-bench dashboard [--events N] [--samples N] [--output FILE] [--work-dir DIR] [--keep-database]
 
         Seeds --events (default 1,000,000) events over the last 30 days into a fresh SQLite database:
         40 % requests, 20 % frame windows, 10 % spans, 8 % logs, 8 % launches, 7 % hangs, 5 % sessions,
@@ -26,7 +26,8 @@ enum DashboardBenchmark: Command {
         issues), then fetches every dashboard page with no filter (the last 30 days), the last 7 days,
         one release, one OS version, one device model, one page, and release + OS + device together,
         --samples times each (default 15) after two warm-ups. Reports each page and filter's p50, p95
-        and max in ms. Goal: p95 < 200 ms for every page and filter.
+        and max in ms. Goal: p95 < 200 ms for every page and filter. --keep-database leaves the SQLite
+        file in the work directory (to read query plans), instead of deleting it at the end.
         """
 
     static let releases = ["3.0.0", "3.1.0", "3.2.0", "3.3.0", "3.4.0"]
@@ -39,8 +40,9 @@ enum DashboardBenchmark: Command {
     static func run(_ words: [String]) throws -> Int32 {
         let valued: Set<String> = ["events", "samples", "output", "work-dir"]
         let arguments = try Arguments(words, valued: valued)
-        let unknown = arguments.unknown(allowedFlags: [], allowedValues: valued)
+        let unknown = arguments.unknown(allowedFlags: ["keep-database"], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
+        let keep = arguments.flag("keep-database")
         let eventCount = try arguments.number("events", default: 1_000_000)
         let samples = try arguments.number("samples", default: 15)
         guard eventCount >= 1000, samples >= 1 else { throw UsageError("--events ≥ 1000, --samples ≥ 1") }
@@ -48,7 +50,9 @@ enum DashboardBenchmark: Command {
         let work = URL(fileURLWithPath: arguments.value("work-dir") ?? NSTemporaryDirectory())
             .appendingPathComponent("vigil-bench-dashboard-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
+        defer {
+            if keep { ServerBenchmark.log("dashboard: database kept in \(work.path)") } else { try? FileManager.default.removeItem(at: work) }
+        }
 
         var options = ServerOptions(database: .sqlite(path: work.appendingPathComponent("dashboard.sqlite").path),
                                     spoolDirectory: work.appendingPathComponent("spool").path)

@@ -59,10 +59,17 @@ extension BothStores {
         /// Takes back what version 5 added (release health), so that an older database is
         /// modelled; migrating again must add it back with the rows kept.
         static func undoVersionFive(_ connection: any DatabaseConnection) throws {
+            try undoVersionNine(connection)
             try undoVersionSeven(connection)
             try undoVersionSix(connection)
             try connection.execute("DROP TABLE rollup_sketches")
             try connection.execute("ALTER TABLE apm_event DROP COLUMN user_key")
+        }
+
+        /// Takes back what version 9 added (request facts, the issue-count index).
+        static func undoVersionNine(_ connection: any DatabaseConnection) throws {
+            try connection.execute("DROP TABLE request_facts")
+            try connection.execute("DROP INDEX apm_event_issue_counts")
         }
 
         /// Takes back what version 7 added (alerts).

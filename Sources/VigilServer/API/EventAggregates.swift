@@ -68,12 +68,13 @@ public struct EventAggregates: Sendable {
 
     /// Request templates, slowest p95 first (as ``Insights/network(projectID:filter:)`` from roll-ups).
     ///
-    /// Where the database has `ln` (PostgreSQL; SQLite built with its math functions, as
-    /// Debian's is) the requests are summed in SQL by template and histogram bucket, so each
-    /// payload is parsed once, inside the database, and only a row per (template, bucket)
-    /// comes back; elsewhere each request is read.
+    /// Read from `request_facts` (one narrow row per stored request, its payload's values as
+    /// columns), not from `apm_event`: the matching rows are a few tens of bytes each instead
+    /// of a kilobyte of JSON to fetch and parse. Where the database has `ln` (PostgreSQL;
+    /// SQLite built with its math functions, as Debian's is) the requests are summed in SQL by
+    /// template and histogram bucket, so only a row per (template, bucket) comes back;
+    /// elsewhere each request is read.
     public func network(projectID: Int64, filter: DashboardFilter, now: Date) throws -> [NetworkTemplateStat] {
-        let d = store.dialect
         let phases = ["dns", "connect", "tls", "request", "ttfb", "response"]
         struct Accumulator {
             var count: Int64 = 0
@@ -84,18 +85,20 @@ public struct EventAggregates: Sendable {
             var phaseCounts = [Int64](repeating: 0, count: 6)
         }
         var templates: [String: Accumulator] = [:]
-        let name = "\(d.jsonValue("payload_json", ["method"])) || ' ' || \(d.jsonValue("payload_json", ["urlTemplate"]))"
-        let failed = "CASE WHEN \(d.jsonValue("payload_json", ["error"])) IS NOT NULL "
-            + "OR COALESCE(\(d.jsonNumber("payload_json", ["status"])), 0) >= 500 THEN 1 ELSE 0 END"
+        let conditions = filter.eventConditions(now: now)
+        func facts(_ columns: [String], suffix: String = "") throws -> [SQLRow] {
+            try store.database.read { connection in
+                try connection.query("SELECT \(columns.joined(separator: ", ")) FROM request_facts WHERE project_id = ?\(conditions.sql)\(suffix)",
+                                     [.integer(projectID)] + conditions.arguments)
+            }
+        }
         if try hasLogarithm() {
             let bucket = "CASE WHEN duration_ms > 0 THEN CAST(CEIL(ln(duration_ms) / \(log(LogHistogram.gamma))) AS INTEGER) "
                 + "ELSE \(LogHistogram.zeroBucket) END"
-            let columns = ["\(name) AS template_name", "\(bucket) AS bucket", "COUNT(*) AS n", "SUM(duration_ms) AS total",
-                           "SUM(\(failed)) AS errors"]
-                + phases.flatMap { ["SUM(\(d.jsonNumber("payload_json", ["timings", $0]))) AS \($0)_sum",
-                                    "COUNT(\(d.jsonNumber("payload_json", ["timings", $0]))) AS \($0)_n"] }
-            for row in try rows(type: "network", columns: columns.joined(separator: ", "), filter: filter, now: now, projectID: projectID,
-                                suffix: " GROUP BY template_name, bucket") {
+            let columns = ["template AS template_name", "\(bucket) AS bucket", "COUNT(*) AS n", "SUM(duration_ms) AS total",
+                           "SUM(failed) AS errors"]
+                + phases.flatMap { ["SUM(\($0)_ms) AS \($0)_sum", "COUNT(\($0)_ms) AS \($0)_n"] }
+            for row in try facts(columns, suffix: " GROUP BY template, bucket") {
                 let key = row.string("template_name") ?? ""
                 var entry = templates[key] ?? Accumulator()
                 let count = row.int64("n")
@@ -110,9 +113,8 @@ public struct EventAggregates: Sendable {
                 templates[key] = entry
             }
         } else {
-            let columns = ["\(name) AS template_name", "duration_ms", "\(failed) AS failed"]
-                + phases.map { "\(d.jsonNumber("payload_json", ["timings", $0])) AS \($0)" }
-            for row in try rows(type: "network", columns: columns.joined(separator: ", "), filter: filter, now: now, projectID: projectID) {
+            let columns = ["template AS template_name", "duration_ms", "failed"] + phases.map { "\($0)_ms AS \($0)" }
+            for row in try facts(columns) {
                 let key = row.string("template_name") ?? ""
                 var entry = templates[key] ?? Accumulator()
                 let total = row.double("duration_ms")

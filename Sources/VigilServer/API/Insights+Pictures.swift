@@ -29,7 +29,7 @@ extension Insights {
     private func eventHistogram(projectID: Int64, metric: String, dimension: String?, filter: DashboardFilter,
                                 now: Date) throws -> LogHistogram {
         let d = store.dialect
-        let (type, value, group, extra): (String, String, String, String)
+        let (type, value, group, extra): (String?, String, String, String)
         switch metric {
         case "hang.duration": (type, value, group, extra) = ("hang", "duration_ms", "COALESCE(page, '(no page)')", "")
         case "frames.frozen.duration":
@@ -39,13 +39,17 @@ extension Insights {
         case "launch.ttfd": (type, value, group, extra) = ("launch", d.jsonNumber("payload_json", ["ttfdMs"]),
                                                            d.jsonValue("payload_json", ["kind"]), "")
         default:
-            (type, value, group, extra) = ("network", "duration_ms", d.jsonValue("payload_json", ["method"]) + " || ' ' || "
-                                                + d.jsonValue("payload_json", ["urlTemplate"]), "")
+            // Requests: their `request_facts` rows hold the template, no JSON to parse.
+            (type, value, group, extra) = (nil, "duration_ms", "template", "")
         }
         let conditions = filter.eventConditions(now: now)
         let rows = try store.database.read { connection in
-            try connection.query("SELECT \(value) AS value, \(group) AS grouping FROM apm_event WHERE project_id = ? AND type = ?"
-                                 + conditions.sql + extra, [.integer(projectID), .text(type)] + conditions.arguments)
+            if let type {
+                return try connection.query("SELECT \(value) AS value, \(group) AS grouping FROM apm_event WHERE project_id = ? AND type = ?"
+                                            + conditions.sql + extra, [.integer(projectID), .text(type)] + conditions.arguments)
+            }
+            return try connection.query("SELECT \(value) AS value, \(group) AS grouping FROM request_facts WHERE project_id = ?"
+                                        + conditions.sql + extra, [.integer(projectID)] + conditions.arguments)
         }
         var histogram = LogHistogram()
         for row in rows where dimension == nil || row.string("grouping") == dimension {

@@ -5,11 +5,66 @@
 /// Times are milliseconds since 1970 (UTC) in `BIGINT` columns; JSON is stored as `TEXT`.
 enum Schema {
     /// The version this server writes.
-    static let currentVersion = 8
+    static let currentVersion = 9
 
     /// Migration `n` (1-based) brings a database at version `n - 1` to `n`.
     static func migrations(_ dialect: SQLDialect) -> [[String]] {
-        [version1(dialect), version2, version3(dialect), version4, version5(dialect), version6(dialect), version7(dialect), version8]
+        [version1(dialect), version2, version3(dialect), version4, version5(dialect), version6(dialect), version7(dialect), version8, version9(dialect)]
+    }
+
+    /// Version 9: `request_facts`, one narrow row per `network` event with what the request
+    /// views read from its payload and context (template, status, error flag, total and phase
+    /// timings, network type) as plain columns, beside the event's filter columns. Written in
+    /// the transaction that stores the event (``ServerStore/writeRequestFacts(on:projectID:ids:)``)
+    /// and deleted with it, so it holds exactly the stored `network` events, processed or not.
+    /// Filtered request views and the network breakdown read it instead of fetching each event's
+    /// row from the much wider `apm_event` and parsing its JSON. Filled here from the events
+    /// already stored.
+    ///
+    /// `apm_event_issue_counts`: a partial index over the events that belong to an issue (hangs
+    /// and crashes, about a tenth of the events) holding every column the filtered issue counts
+    /// read, so that counting issues over a time range and filter is an index-only scan instead
+    /// of fetching each event's row.
+    private static func version9(_ d: SQLDialect) -> [String] {
+        let text = d == .postgres ? "TEXT COLLATE \"C\"" : "TEXT"
+        let columns = ServerStore.requestFactColumns.joined(separator: ", ")
+        return [
+            """
+            CREATE TABLE request_facts (
+                project_id BIGINT NOT NULL,
+                event_id \(text) NOT NULL,
+                occurred_at BIGINT NOT NULL,
+                app_version \(text) NOT NULL,
+                os_version \(text) NOT NULL,
+                device_model \(text) NOT NULL,
+                page \(text),
+                network \(text) NOT NULL,
+                template \(text),
+                status DOUBLE PRECISION,
+                failed SMALLINT NOT NULL,
+                duration_ms DOUBLE PRECISION,
+                total_ms DOUBLE PRECISION,
+                dns_ms DOUBLE PRECISION,
+                connect_ms DOUBLE PRECISION,
+                tls_ms DOUBLE PRECISION,
+                request_ms DOUBLE PRECISION,
+                ttfb_ms DOUBLE PRECISION,
+                response_ms DOUBLE PRECISION,
+                PRIMARY KEY (project_id, event_id)
+            )
+            """,
+            "CREATE INDEX request_facts_time ON request_facts (project_id, occurred_at)",
+            "CREATE INDEX request_facts_version ON request_facts (project_id, app_version, occurred_at)",
+            "CREATE INDEX request_facts_os ON request_facts (project_id, os_version, occurred_at)",
+            "CREATE INDEX request_facts_device ON request_facts (project_id, device_model, occurred_at)",
+            "CREATE INDEX request_facts_page ON request_facts (project_id, page, occurred_at)",
+            """
+            CREATE INDEX apm_event_issue_counts ON apm_event
+                (project_id, type, occurred_at, issue_id, session_id, app_version, os_version, device_model, page)
+                WHERE issue_id IS NOT NULL
+            """,
+            "INSERT INTO request_facts (\(columns)) " + ServerStore.requestFactsSelect(d) + " WHERE type = 'network'",
+        ]
     }
 
     /// Version 7: alerts. `alert_rules` holds each project's rules and the secret their webhook

@@ -39,6 +39,8 @@ extension ServerStore {
                 arguments.append(processed ? .integer(received) : .null)
             }
             let stored = try connection.insertRows(into: "apm_event", columns: Self.bulkColumns, values: arguments)
+            try Self.writeRequestFacts(on: connection, projectID: projectID,
+                                       ids: records.lazy.filter { $0.type == "network" }.map(\.id))
             var counts = EventCountDelta()
             counts.add(projectID: projectID, state: state, stored)
             try counts.write(on: connection)
@@ -74,9 +76,13 @@ extension ServerStore {
             for record in chunk {
                 appendArguments(of: record, projectID: projectID, received: received, to: &arguments)
             }
+            var stored = Set<String>()
             for row in try connection.query(sql, arguments) {
-                if let id = row[0].string { inserted.insert(id) }
+                if let id = row[0].string { stored.insert(id) }
             }
+            try writeRequestFacts(on: connection, projectID: projectID,
+                                  ids: chunk.lazy.filter { $0.type == "network" && stored.contains($0.id) }.map(\.id))
+            inserted.formUnion(stored)
         }
         var counts = EventCountDelta()
         counts.add(projectID: projectID, state: 0, inserted.count)

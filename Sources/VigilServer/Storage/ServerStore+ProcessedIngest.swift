@@ -106,6 +106,10 @@ extension ServerStore {
             }
         }
         guard storedCount == order.count else { throw ConcurrentEventInsert(expected: order.count, stored: storedCount) }
+        for (item, indices) in zip(items, fresh) {
+            try Self.writeRequestFacts(on: connection, projectID: item.projectID,
+                                       ids: indices.lazy.filter { item.records[$0].type == "network" }.map { item.records[$0].id })
+        }
         var counts = EventCountDelta()
         for (item, indices) in zip(items, fresh) { counts.add(projectID: item.projectID, state: 1, indices.count) }
         // 4. Roll-ups and missing symbols (which may queue the new rows for re-processing).
