@@ -377,7 +377,7 @@ class TerminalPeer:
         if self.relay is not None:
             self.relay.reset()
         if self.guard is not None:
-            self.guard.key, self.guard.last = None, 0
+            self.guard.reset()
         emit("connected", peer=str(connection.peer_address))
         connection.on("disconnection", lambda reason: self.on_disconnection(connection, reason))
         connection.on("connection_att_mtu_update", lambda: emit("mtu", mtu=connection.att_mtu))
@@ -387,7 +387,7 @@ class TerminalPeer:
             self.connection = None
         if self.guard is not None:
             # The session belongs to the link.
-            self.guard.key, self.guard.last = None, 0
+            self.guard.reset()
         if self.pending_card is not None:
             self.pending_card[0].cancel()
             self.pending_card = None

@@ -83,6 +83,28 @@ final class AuthenticatedPeerStackTests: XCTestCase {
         XCTAssertEqual(names.suffix(2), ["startCardTransaction", "secondAuthorization"])
     }
 
+    func testSameFlipAgainstATerminalWithoutAuthenticationIsActedOn() throws {
+        // Why the tags exist: with a plain key update the relay's changed amount (CRC fixed) is
+        // what the terminal charges. No counter in a plain frame: the amount's low byte is byte 7.
+        let stack = try PeerStack(.init(advertisement: .framedTerminal, attack: .flip, flipOffset: 7))
+        let keys = WorkKeys(pinKey: Array(0..<16), macKey: Array(16..<32), dataKey: Array(32..<48))
+        let connected = Outcome<Result<PaymentTerminal.Identity, PaymentTerminalError>>()
+        let terminal = stack.onQueue {
+            PaymentTerminal(connection: stack.connection) { _, answer in answer(.success(.approvedWithKeyUpdate(keys, expectedCheckValues: nil))) }
+        }
+        stack.onQueue { terminal.connect { connected.set($0) } }
+        _ = try stack.waitFor("the terminal's connected status", timeout: 60) { connected.value }.get()
+        let adapter = try XCTUnwrap(stack.onQueue { terminal.adapter })
+        let transaction = Outcome<Result<CardTransactionResult, DeviceError>>()
+        stack.onQueue { adapter.startCardTransaction(TerminalSessionSimulation.transaction, trace: nil) { transaction.set($0) } }
+        XCTAssertNoThrow(try stack.waitFor("the transaction's end", timeout: 30) { transaction.value }.get(), "nothing noticed")
+        XCTAssertEqual(stack.peer.events.filter { $0.name == "forged" }.count, 1)
+        let acted = stack.peer.events.filter { $0.name == "command" && $0.string("name") == "startCardTransaction" }
+        XCTAssertEqual(acted.compactMap { $0.string("argument") }, ["00000000000004e303d2003c"],
+                       "the terminal started a transaction for 12.51, not the 12.50 the phone sent")
+        stack.onQueue { terminal.disconnect() }
+    }
+
     // MARK: The session
 
     /// What the phone got back.

@@ -11,7 +11,8 @@ import Glibc
 ///
 /// Started in a temporary directory, stopped (SIGTERM, then SIGKILL) by ``stop()`` or deinit.
 /// The peer reports what it does as JSON lines (``events``): terminal commands, connections,
-/// transfer completions with the SHA-256 of the bytes it stored.
+/// transfer completions with the SHA-256 of the bytes it stored; with authentication or an attack
+/// in ``Options``, also refusals (`refused`, with status and counter) and forged frames (`forged`).
 ///
 /// Python comes from `$VIGIL_BUMBLE_PYTHON` or `.build/bumble-venv/bin/python`, which
 /// `scripts/bootstrap --ble` (run by `make test`) creates; without it `init` throws saying so.
@@ -60,12 +61,15 @@ public final class BumbleTerminalPeer: @unchecked Sendable {
         public var attack: Attack?
         /// The command it attacks, by name (nil: the card transaction; the IC parameters for reorder).
         public var attackTarget: String?
+        /// The payload byte a flip changes (nil: 11, a card transaction's amount low byte behind
+        /// the counter of an authenticated frame; 7 in a plain frame).
+        public var flipOffset: Int?
 
         /// Options; by default a well-behaved `0xAA55` terminal.
         public init(advertisement: Advertisement = .framedTerminal, dropLinkAtBytes: Int? = nil,
                     attErrors: [(characteristic: String, code: UInt8)] = [], unansweredWrites: [String] = [],
                     silentCommands: [String] = [], cardDelayMs: Double = 200, authenticationMasterKey: [UInt8]? = nil,
-                    attack: Attack? = nil, attackTarget: String? = nil) {
+                    attack: Attack? = nil, attackTarget: String? = nil, flipOffset: Int? = nil) {
             self.advertisement = advertisement
             self.dropLinkAtBytes = dropLinkAtBytes
             self.attErrors = attErrors
@@ -75,6 +79,7 @@ public final class BumbleTerminalPeer: @unchecked Sendable {
             self.authenticationMasterKey = authenticationMasterKey
             self.attack = attack
             self.attackTarget = attackTarget
+            self.flipOffset = flipOffset
         }
 
         var arguments: [String] {
@@ -88,6 +93,7 @@ public final class BumbleTerminalPeer: @unchecked Sendable {
             }
             if let attack { arguments += ["--attack", attack.rawValue] }
             if let attackTarget { arguments += ["--attack-target", attackTarget] }
+            if let flipOffset { arguments += ["--flip-offset", String(flipOffset)] }
             return arguments
         }
     }
