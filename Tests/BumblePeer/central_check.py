@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Checks terminal_peer.py from the other side of a real (virtual) link, with a Bumble central:
 # starts the peer with its controllers, connects over HCI/TCP to the host-side controller, and
-# runs each scenario the Swift integration tests run — discovery and MTU 247, both families'
+# runs each scenario TerminalPeerStackTests runs — discovery and MTU 247, both families'
 # connected sequence (open, info, serial, trace, keys), a stop-and-wait and a window-mode
 # transfer checked byte for byte by SHA-256 on both ends, a link dropped mid-transfer and
 # resumed, an ATT error, an unanswered Write Request, and a notification flood. Exits non-zero

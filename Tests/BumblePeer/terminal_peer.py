@@ -13,6 +13,21 @@
 # "host_port": …} once the peer advertises, then connections, disconnections, terminal
 # commands, transfer progress and completions (with the SHA-256 of the bytes it stored).
 #
+# Authenticated mode (--authenticate, docs/ble-protocol.md section 4): the 0xAA55 terminal puts
+# every request frame through vigil_auth's CommandGuard before acting on it. Before the key update
+# only open, device info, serial number, trace number and the key update pass, plain; the key
+# update carries the phone's nonce, and the answer adds the terminal's nonce and the confirmation
+# tag; from then on every command must carry a counter and a tag and every answer is sealed with
+# the counter it answers. A refused frame gets the status answer 0xA0…0xA3 (sealed once a key
+# exists), is reported as {"event": "refused", …} and is never acted on. The work keys arrive
+# "encrypted" under --master-key with the simulator's stand-in wrap (XOR with HMAC-SHA256(master
+# key, "VigilBLE simulated key wrap")), as AuthenticatingTerminalPeripheral.wrapKey does.
+#
+# Man in the middle (--attack flip|replay|reorder, vigil_relay.py): the 0xAA55 frames as they
+# arrive over the link go through a hostile relay before the terminal (and its guard) sees them;
+# the relay reports each frame it forged as {"event": "forged", …}. "command" events list what
+# the terminals acted on, so a test can check that a forged command was not.
+#
 # Fault knobs (see --help): drop the link once a transfer has delivered N bytes; answer writes
 # to a characteristic with an ATT error; never answer Write Requests to a characteristic (the
 # client's ATT transaction times out); never answer a terminal command; the flood itself is
@@ -23,6 +38,7 @@
 import argparse
 import asyncio
 import hashlib
+import hmac
 import json
 import logging
 import os
@@ -44,9 +60,19 @@ from bumble.link import LocalLink  # noqa: E402
 from bumble.transport import open_transport  # noqa: E402
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket  # noqa: E402
 
+import vigil_auth as auth  # noqa: E402
+import vigil_relay as relay  # noqa: E402
 import vigil_wire as wire  # noqa: E402
 
 PEER_MTU = 247
+KEY_UPDATE = wire.AA55_CODES["updateWorkKeys"]
+NONCE_LENGTH = 16
+
+
+def unwrap_key(key, master_key):
+    """The simulator's stand-in key encryption, its own inverse (keys of at most 32 bytes)."""
+    pad = hmac.new(master_key, b"VigilBLE simulated key wrap", hashlib.sha256).digest()
+    return bytes(a ^ b for a, b in zip(key, pad))
 
 
 def emit(event, **fields):
@@ -97,6 +123,15 @@ class TerminalPeer:
             self.att_errors[uuid.upper()] = int(code, 0)
         self.no_response = {uuid.upper() for uuid in options.no_response}
         self.pending_card = None
+        self.guard = None
+        if options.authenticate:
+            self.master_key = bytes.fromhex(options.master_key)
+            self.guard = auth.CommandGuard(wire.AA55_CODES[name] for name in
+                                           ("open", "deviceInfo", "serialNumber", "traceNumber", "updateWorkKeys"))
+        self.relay = None
+        if options.attack:
+            target = options.attack_target or ("updateICParameters" if options.attack == "reorder" else "startCardTransaction")
+            self.relay = relay.ManInTheMiddle(options.attack, wire.AA55_CODES[target], options.flip_offset)
         self.outbox = asyncio.Queue()
         self.characteristics = {}
         self._build_gatt()
@@ -165,34 +200,111 @@ class TerminalPeer:
     # -- the terminals -----------------------------------------------------------------------
 
     def _terminal_write(self, key, data):
+        if key == "aa55" and (self.guard is not None or self.relay is not None):
+            return self._framed_write(data)
         w = self.wires[key]
-        behavior = self.behaviors[key]
         for name, argument, address in w.requests(data):
-            emit("command", vendor=w.vendor, name=name)
-            answer = behavior.answer(name, argument)
-            if answer is None:
-                continue
-            if answer[0] == "card":
-                self._start_card(key, answer, address)
-                continue
-            if name == "cancel" and self.pending_card is not None:
-                handle, card_key, card_address = self.pending_card
-                handle.cancel()
-                self.pending_card = None
-                self.notify(self.wires[card_key].notify, self.wires[card_key].encode(("status", 6), card_address))
-            self.notify(w.notify, w.encode(answer, address))
+            self._act(key, name, argument, address, None)
 
-    def _start_card(self, key, answer, address):
+    def _act(self, key, name, argument, address, counter):
+        """The terminal acts on a request (the only place it does): reports it, then answers."""
+        w = self.wires[key]
+        fields = {} if counter is None else {"counter": counter}
+        if isinstance(argument, (bytes, bytearray)):
+            fields["argument"] = bytes(argument).hex()
+        emit("command", vendor=w.vendor, name=name, **fields)
+        answer = self.behaviors[key].answer(name, argument)
+        if answer is None:
+            return
+        if answer[0] == "card":
+            self._start_card(key, answer, address, counter)
+            return
+        if name == "cancel" and self.pending_card is not None:
+            handle, card_key, card_address, card_counter = self.pending_card
+            handle.cancel()
+            self.pending_card = None
+            self.notify(self.wires[card_key].notify, self._answer_frame(card_key, ("status", 6), card_address, card_counter))
+        self.notify(w.notify, self._answer_frame(key, answer, address, counter))
+
+    def _answer_frame(self, key, reply, address, counter):
+        """The answer's bytes: sealed with the request's counter once a session key exists."""
+        w = self.wires[key]
+        if key != "aa55" or self.guard is None or self.guard.key is None or counter is None:
+            return w.encode(reply, address)
+        command = address | 0x80
+        return wire.encode_frame(command, auth.seal(self.guard.key, command, counter, w.answer_payload(reply)))
+
+    def _framed_write(self, data):
+        """0xAA55 writes through the relay (when attacking), then the guard (when authenticating)."""
+        w = self.wires["aa55"]
+        relayed = self.relay.relay(data) if self.relay is not None else [(data, False)]
+        for value, forged in relayed:
+            if forged:
+                emit("forged", attack=self.relay.attack, command=value[2], frame=value.hex())
+            for command, payload in w.reassembler.append(value):
+                if self.guard is None:
+                    parsed = w.parse(command, payload)
+                    if parsed is not None:
+                        self._act("aa55", parsed[0], parsed[1], command, None)
+                    continue
+                verdict, counter, detail = self.guard.check(command, payload)
+                if verdict == "refused":
+                    self._refuse(command, counter, detail)
+                    continue
+                if command == KEY_UPDATE:
+                    self._key_update(detail, counter)
+                    continue
+                parsed = w.parse(command, detail)
+                if parsed is None:
+                    emit("malformed", command=command, counter=counter)
+                    continue
+                self._act("aa55", parsed[0], parsed[1], command, counter)
+
+    def _refuse(self, command, counter, status):
+        """Answers a refused request with its status byte, sealed once a key exists; acts on nothing."""
+        w = self.wires["aa55"]
+        emit("refused", vendor=w.vendor, command=command, name=w.names.get(command), counter=counter, status=status)
+        answer = command | 0x80
+        if self.guard.key is None:
+            frame = wire.encode_frame(answer, bytes([status]))
+        else:
+            frame = wire.encode_frame(answer, auth.seal(self.guard.key, answer, counter, bytes([status])))
+        self.notify(w.notify, frame)
+
+    def _key_update(self, body, counter):
+        """Work keys and the phone's nonce in; check values, the terminal's nonce and the
+        confirmation out, sealed under the key the request came under (none at the first key
+        update); the new session key applies from the next command."""
+        w = self.wires["aa55"]
+        if len(body) != 48 + NONCE_LENGTH:
+            # A key update without a phone nonce would leave commands unauthenticated.
+            return self._refuse(KEY_UPDATE, counter or 0, auth.NO_SESSION_KEY)
+        keys = (body[0:16], body[16:32], body[32:48])
+        phone_nonce = body[48:]
+        emit("command", vendor=w.vendor, name="updateWorkKeys", **({} if counter is None else {"counter": counter}))
+        answer = self.behaviors["aa55"].answer("updateWorkKeys", keys)
+        if answer is None:
+            return
+        kind, check_values = answer
+        terminal_nonce = os.urandom(NONCE_LENGTH)
+        mac_key = unwrap_key(keys[1], self.master_key)
+        key = auth.session_key(mac_key, phone_nonce, terminal_nonce)
+        confirmation = auth.confirmation(key, phone_nonce, terminal_nonce, check_values)
+        frame = self._answer_frame("aa55", (kind, check_values + terminal_nonce + confirmation), KEY_UPDATE, counter)
+        self.guard.establish(mac_key, phone_nonce, terminal_nonce, check_values)
+        emit("session-key", established=True)
+        self.notify(w.notify, frame)
+
+    def _start_card(self, key, answer, address, counter):
         if self.pending_card is not None:
             self.pending_card[0].cancel()
-        w = self.wires[key]
 
         def present():
             self.pending_card = None
-            self.notify(w.notify, w.encode(answer, address))
+            self.notify(self.wires[key].notify, self._answer_frame(key, answer, address, counter))
 
         handle = asyncio.get_running_loop().call_later(self.options.card_delay_ms / 1000, present)
-        self.pending_card = (handle, key, address)
+        self.pending_card = (handle, key, address, counter)
 
     # -- the transfer receiver ---------------------------------------------------------------
 
@@ -262,6 +374,10 @@ class TerminalPeer:
         self.connection = connection
         for w in self.wires.values():
             w.reset()
+        if self.relay is not None:
+            self.relay.reset()
+        if self.guard is not None:
+            self.guard.reset()
         emit("connected", peer=str(connection.peer_address))
         connection.on("disconnection", lambda reason: self.on_disconnection(connection, reason))
         connection.on("connection_att_mtu_update", lambda: emit("mtu", mtu=connection.att_mtu))
@@ -269,6 +385,9 @@ class TerminalPeer:
     def on_disconnection(self, connection, reason):
         if self.connection is connection:
             self.connection = None
+        if self.guard is not None:
+            # The session belongs to the link.
+            self.guard.reset()
         if self.pending_card is not None:
             self.pending_card[0].cancel()
             self.pending_card = None
@@ -362,6 +481,16 @@ def parse(argv):
                         help="never answer Write Requests to this characteristic")
     parser.add_argument("--silent-command", action="append", default=[], metavar="NAME",
                         help="the terminals never answer this command (e.g. traceNumber)")
+    parser.add_argument("--authenticate", action="store_true",
+                        help="the 0xAA55 terminal requires authenticated commands (docs/ble-protocol.md section 4)")
+    parser.add_argument("--master-key", default="05" * 16, metavar="HEX",
+                        help="with --authenticate: the key the work keys arrive wrapped under (simulator's stand-in wrap)")
+    parser.add_argument("--attack", choices=relay.ATTACKS, default=None,
+                        help="a man in the middle on the 0xAA55 writes, once, before the terminal sees them")
+    parser.add_argument("--attack-target", choices=sorted(wire.AA55_CODES), default=None,
+                        help="the command attacked (default: startCardTransaction; updateICParameters for reorder)")
+    parser.add_argument("--flip-offset", type=int, default=11,
+                        help="the payload byte --attack flip changes (default: the amount's low byte behind the counter)")
     parser.add_argument("--verbose", action="store_true", help="Bumble's debug log on standard error")
     return parser.parse_args(argv)
 

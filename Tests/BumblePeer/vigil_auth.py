@@ -62,6 +62,11 @@ class CommandGuard:
         self.last = 0
         return confirmation(self.key, phone_nonce, terminal_nonce, check_values)
 
+    def reset(self):
+        """Forgets the session (the link went down)."""
+        self.key = None
+        self.last = 0
+
     def check(self, command, payload):
         """("accepted", counter or None, body) or ("refused", counter, status)."""
         if self.key is None:

@@ -306,28 +306,39 @@ class FramedTerminalWire:
         """[(name, argument, address)] for each complete, well-formed request."""
         out = []
         for command, payload in self.reassembler.append(data):
-            name = self.names.get(command)
-            if name is None:
-                continue
-            argument = None
-            if name == "updateWorkKeys":
-                if len(payload) != 48:
-                    continue
-                argument = (payload[0:16], payload[16:32], payload[32:48])
-            elif name == "updateICParameters":
-                argument = payload
-            elif name == "startCardTransaction":
-                if len(payload) != 12:
-                    continue
-                argument = payload
-            elif name == "secondAuthorization":
-                if len(payload) < 2 or len(payload) != 2 + struct.unpack(">H", payload[:2])[0]:
-                    continue
-                argument = payload[2:]
-            out.append((name, argument, command))
+            parsed = self.parse(command, payload)
+            if parsed is not None:
+                out.append((parsed[0], parsed[1], command))
         return out
 
+    def parse(self, command, payload):
+        """(name, argument) of a request's command byte and payload (for an authenticated
+        frame: its body), or None when unknown or malformed."""
+        name = self.names.get(command)
+        if name is None:
+            return None
+        argument = None
+        if name == "updateWorkKeys":
+            if len(payload) != 48:
+                return None
+            argument = (payload[0:16], payload[16:32], payload[32:48])
+        elif name == "updateICParameters":
+            argument = payload
+        elif name == "startCardTransaction":
+            if len(payload) != 12:
+                return None
+            argument = payload
+        elif name == "secondAuthorization":
+            if len(payload) < 2 or len(payload) != 2 + struct.unpack(">H", payload[:2])[0]:
+                return None
+            argument = payload[2:]
+        return (name, argument)
+
     def encode(self, reply, command):
+        return encode_frame(command | 0x80, self.answer_payload(reply))
+
+    def answer_payload(self, reply):
+        """The payload of the answer frame to `reply` (for an authenticated answer: its body)."""
         kind, value = reply
         payload = bytearray([0])
 
@@ -356,7 +367,7 @@ class FramedTerminalWire:
             approved, script = value
             payload.append(1 if approved else 0)
             payload += struct.pack(">H", len(script)) + script
-        return encode_frame(command | 0x80, bytes(payload))
+        return bytes(payload)
 
 
 class TLVTerminalWire:

@@ -11,7 +11,8 @@ import Glibc
 ///
 /// Started in a temporary directory, stopped (SIGTERM, then SIGKILL) by ``stop()`` or deinit.
 /// The peer reports what it does as JSON lines (``events``): terminal commands, connections,
-/// transfer completions with the SHA-256 of the bytes it stored.
+/// transfer completions with the SHA-256 of the bytes it stored; with authentication or an attack
+/// in ``Options``, also refusals (`refused`, with status and counter) and forged frames (`forged`).
 ///
 /// Python comes from `$VIGIL_BUMBLE_PYTHON` or `.build/bumble-venv/bin/python`, which
 /// `scripts/bootstrap --ble` (run by `make test`) creates; without it `init` throws saying so.
@@ -24,6 +25,18 @@ public final class BumbleTerminalPeer: @unchecked Sendable {
         case tlvTerminal = "tlv"
         /// The transfer peer: the transfer service UUID, name `Vigil Transfer Peer`.
         case transferPeer = "transfer"
+    }
+
+    /// A man in the middle on the `0xAA55` writes (`Tests/BumblePeer/vigil_relay.py`, the
+    /// counterpart of the simulator's `ManInTheMiddle`), mounted once on the first frame of its
+    /// target before the terminal sees it; every checksum it breaks it fixes.
+    public enum Attack: String, Sendable {
+        /// Flips one payload byte and recomputes the CRC-16.
+        case flip
+        /// Relays the frame, then a copy again after the next frame.
+        case replay
+        /// Holds the frame back and relays it after the next one.
+        case reorder
     }
 
     /// How the peer behaves, faults included.
@@ -40,17 +53,33 @@ public final class BumbleTerminalPeer: @unchecked Sendable {
         public var silentCommands: [String]
         /// How long the customer takes to present a card, in ms.
         public var cardDelayMs: Double
+        /// When set, the `0xAA55` terminal requires authenticated commands (docs/ble-protocol.md
+        /// §4), its work keys wrapped under this master key with the simulator's stand-in wrap
+        /// (`AuthenticatingTerminalPeripheral.wrapKey`). Refusals are reported as `refused` events.
+        public var authenticationMasterKey: [UInt8]?
+        /// The man in the middle, if any; forged frames are reported as `forged` events.
+        public var attack: Attack?
+        /// The command it attacks, by name (nil: the card transaction; the IC parameters for reorder).
+        public var attackTarget: String?
+        /// The payload byte a flip changes (nil: 11, a card transaction's amount low byte behind
+        /// the counter of an authenticated frame; 7 in a plain frame).
+        public var flipOffset: Int?
 
         /// Options; by default a well-behaved `0xAA55` terminal.
         public init(advertisement: Advertisement = .framedTerminal, dropLinkAtBytes: Int? = nil,
                     attErrors: [(characteristic: String, code: UInt8)] = [], unansweredWrites: [String] = [],
-                    silentCommands: [String] = [], cardDelayMs: Double = 200) {
+                    silentCommands: [String] = [], cardDelayMs: Double = 200, authenticationMasterKey: [UInt8]? = nil,
+                    attack: Attack? = nil, attackTarget: String? = nil, flipOffset: Int? = nil) {
             self.advertisement = advertisement
             self.dropLinkAtBytes = dropLinkAtBytes
             self.attErrors = attErrors
             self.unansweredWrites = unansweredWrites
             self.silentCommands = silentCommands
             self.cardDelayMs = cardDelayMs
+            self.authenticationMasterKey = authenticationMasterKey
+            self.attack = attack
+            self.attackTarget = attackTarget
+            self.flipOffset = flipOffset
         }
 
         var arguments: [String] {
@@ -59,6 +88,12 @@ public final class BumbleTerminalPeer: @unchecked Sendable {
             for (characteristic, code) in attErrors { arguments += ["--att-error", "\(characteristic):\(code)"] }
             for characteristic in unansweredWrites { arguments += ["--no-response", characteristic] }
             for name in silentCommands { arguments += ["--silent-command", name] }
+            if let authenticationMasterKey {
+                arguments += ["--authenticate", "--master-key", authenticationMasterKey.map { String(format: "%02x", $0) }.joined()]
+            }
+            if let attack { arguments += ["--attack", attack.rawValue] }
+            if let attackTarget { arguments += ["--attack-target", attackTarget] }
+            if let flipOffset { arguments += ["--flip-offset", String(flipOffset)] }
             return arguments
         }
     }
