@@ -242,6 +242,25 @@ extension BothStores {
             }
         }
 
+        @Test("the requests page's templates and latency distribution, read in one pass, equal the two views read apart",
+              arguments: StoreKind.allCases)
+        func networkWithLatencyMatchesViews(kind: StoreKind) throws {
+            let server = try TestServer(kind)
+            let now = Date()
+            #expect(try server.postEvents(FilterFixture.events(now: now)).status == 200)
+            try EventProcessor(store: server.store, symbols: SymbolTableCache(engine: TableSymbolication())).drain()
+            let insights = server.app.context.insights
+            let project = server.project.id
+            for query in [["range": "all"], ["os": "18.1"], ["device": "iPhone16,1"], ["page": "Checkout"], ["release": "1.0.0", "os": "18.1"]] {
+                let filter = try DashboardFilter(query: query)
+                let both = try insights.networkWithLatency(projectID: project, filter: filter, now: now)
+                #expect(both.templates == (try insights.network(projectID: project, filter: filter, now: now)), "\(query)")
+                #expect(both.latency == (try insights.distribution(projectID: project, metric: "network.total", filter: filter, now: now)),
+                        "\(query)")
+                #expect(both.latency.total > 0, "\(query)")
+            }
+        }
+
         @Test("the query API takes the same parameters, and refuses a bad one with 400 naming it", arguments: StoreKind.allCases)
         func api(kind: StoreKind) throws {
             let server = try TestServer(kind)

@@ -138,6 +138,14 @@ public struct EventAggregates: Sendable {
     /// Request templates for each of `versions` (keyed by version) in one pass, or for the
     /// filter as it is (keyed by the empty string) when `versions` is nil.
     func network(projectID: Int64, filter: DashboardFilter, now: Date, versions: [String]?) throws -> [String: [NetworkTemplateStat]] {
+        try networkWithLatency(projectID: projectID, filter: filter, now: now, versions: versions).mapValues(\.templates)
+    }
+
+    /// As ``network(projectID:filter:now:versions:)``, with each side's latency histogram over
+    /// all its requests (the templates' histograms merged), so a page showing both reads the
+    /// requests once.
+    func networkWithLatency(projectID: Int64, filter: DashboardFilter, now: Date,
+                            versions: [String]?) throws -> [String: (templates: [NetworkTemplateStat], latency: LogHistogram)] {
         let phases = ["dns", "connect", "tls", "request", "ttfb", "response"]
         struct Accumulator {
             var count: Int64 = 0
@@ -197,7 +205,9 @@ public struct EventAggregates: Sendable {
             }
         }
         var sides: [String: [NetworkTemplateStat]] = [:]
+        var latency: [String: LogHistogram] = [:]
         for (key, entry) in templates {
+            latency[key.side, default: LogHistogram()].merge(entry.histogram)
             func mean(_ index: Int) -> Double? { entry.phaseCounts[index] > 0 ? entry.phaseSums[index] / Double(entry.phaseCounts[index]) : nil }
             sides[key.side, default: []].append(NetworkTemplateStat(template: key.template, requests: entry.count, errors: entry.errors, meanMs: entry.total / Double(entry.count),
                                        p50Ms: entry.histogram.quantile(0.5), p95Ms: entry.histogram.quantile(0.95),
@@ -205,7 +215,10 @@ public struct EventAggregates: Sendable {
                                        phases: NetworkPhases(dns: mean(0), connect: mean(1), tls: mean(2), request: mean(3),
                                                              ttfb: mean(4), response: mean(5))))
         }
-        return sides.mapValues { $0.sorted { ($0.p95Ms ?? 0, $1.template) > ($1.p95Ms ?? 0, $0.template) } }
+        return sides.reduce(into: [:]) { result, side in
+            result[side.key] = (side.value.sorted { ($0.p95Ms ?? 0, $1.template) > ($1.p95Ms ?? 0, $0.template) },
+                                latency[side.key] ?? LogHistogram())
+        }
     }
 
     /// Whether the database has the natural logarithm `ln` (always on PostgreSQL; on SQLite

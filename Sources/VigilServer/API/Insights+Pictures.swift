@@ -25,6 +25,22 @@ extension Insights {
                                   p95Ms: histogram.quantile(0.95), p99Ms: histogram.quantile(0.99), bins: LogBins(histogram).bins)
     }
 
+    /// ``network(projectID:filter:now:)`` and the `network.total` ``distribution(projectID:metric:dimension:filter:now:)``
+    /// together: where both read the requests themselves (OS version, device model, page), the
+    /// distribution is the templates' histograms merged instead of a second pass over the same rows.
+    public func networkWithLatency(projectID: Int64, filter: DashboardFilter,
+                                   now: Date) throws -> (templates: [NetworkTemplateStat], latency: DistributionReport) {
+        guard Self.readsEvents(filter) else {
+            return (try network(projectID: projectID, filter: filter, now: now),
+                    try distribution(projectID: projectID, metric: "network.total", filter: filter, now: now))
+        }
+        let side = try EventAggregates(store: store).networkWithLatency(projectID: projectID, filter: filter, now: now, versions: nil)[""]
+        let histogram = side?.latency ?? LogHistogram()
+        return (side?.templates ?? [], DistributionReport(metric: "network.total", dimension: nil, total: histogram.total,
+                                                          p50Ms: histogram.quantile(0.5), p95Ms: histogram.quantile(0.95),
+                                                          p99Ms: histogram.quantile(0.99), bins: LogBins(histogram).bins))
+    }
+
     /// `metric`'s histogram read from the matching events (the same values processing observes).
     private func eventHistogram(projectID: Int64, metric: String, dimension: String?, filter: DashboardFilter,
                                 now: Date) throws -> LogHistogram {
