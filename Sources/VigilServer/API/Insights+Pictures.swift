@@ -26,17 +26,24 @@ extension Insights {
     }
 
     /// ``network(projectID:filter:now:)`` and the `network.total` ``distribution(projectID:metric:dimension:filter:now:)``
-    /// together: where both read the requests themselves (OS version, device model, page), the
-    /// distribution is the templates' histograms merged instead of a second pass over the same rows.
+    /// together, reading the requests once: from the events (OS version, device model, page),
+    /// the distribution is the templates' histograms merged; from the roll-ups, the
+    /// `network.total` histogram rows are read once for both.
     public func networkWithLatency(projectID: Int64, filter: DashboardFilter,
                                    now: Date) throws -> (templates: [NetworkTemplateStat], latency: DistributionReport) {
-        guard Self.readsEvents(filter) else {
-            return (try network(projectID: projectID, filter: filter, now: now),
-                    try distribution(projectID: projectID, metric: "network.total", filter: filter, now: now))
+        let templates: [NetworkTemplateStat]
+        var histogram = LogHistogram()
+        if Self.readsEvents(filter) {
+            let side = try EventAggregates(store: store).networkWithLatency(projectID: projectID, filter: filter, now: now, versions: nil)[""]
+            templates = side?.templates ?? []
+            histogram = side?.latency ?? LogHistogram()
+        } else {
+            let rollups = RollupFilter(filter, now: now, pageIsDimension: false)
+            let latency = try store.rollupDistributions(projectID: projectID, metric: "network.total", filter: rollups)
+            for row in latency { histogram.merge(row.histogram) }
+            templates = try network(projectID: projectID, filter: rollups, latency: latency)
         }
-        let side = try EventAggregates(store: store).networkWithLatency(projectID: projectID, filter: filter, now: now, versions: nil)[""]
-        let histogram = side?.latency ?? LogHistogram()
-        return (side?.templates ?? [], DistributionReport(metric: "network.total", dimension: nil, total: histogram.total,
+        return (templates, DistributionReport(metric: "network.total", dimension: nil, total: histogram.total,
                                                           p50Ms: histogram.quantile(0.5), p95Ms: histogram.quantile(0.95),
                                                           p99Ms: histogram.quantile(0.99), bins: LogBins(histogram).bins))
     }

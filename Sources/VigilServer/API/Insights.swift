@@ -188,11 +188,17 @@ public struct Insights: Sendable {
 
     /// Request templates, slowest p95 first.
     public func network(projectID: Int64, filter: RollupFilter = RollupFilter()) throws -> [NetworkTemplateStat] {
+        try network(projectID: projectID, filter: filter,
+                    latency: try store.rollupDistributions(projectID: projectID, metric: "network.total", filter: filter))
+    }
+
+    /// As ``network(projectID:filter:)``, given the `network.total` distributions already read
+    /// with the same filter.
+    func network(projectID: Int64, filter: RollupFilter, latency: [RollupDistribution]) throws -> [NetworkTemplateStat] {
         let phases = ["dns", "connect", "tls", "request", "ttfb", "response"]
         let rows = try store.rollupSums(projectID: projectID, metrics: ["network", "network.errors"] + phases.map { "network.\($0)" },
                                         filter: filter)
-        let distributions = Dictionary(try store.rollupDistributions(projectID: projectID, metric: "network.total", filter: filter)
-            .map { ($0.dimension, $0.histogram) }, uniquingKeysWith: { var a = $0; a.merge($1); return a })
+        let distributions = Dictionary(latency.map { ($0.dimension, $0.histogram) }, uniquingKeysWith: { var a = $0; a.merge($1); return a })
         var byTemplate: [String: [String: RollupRow]] = [:]
         for row in rows { byTemplate[row.dimension, default: [:]][row.metric] = row }
         return byTemplate.compactMap { template, metrics -> NetworkTemplateStat? in
