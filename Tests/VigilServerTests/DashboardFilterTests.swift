@@ -200,6 +200,67 @@ extension BothStores {
             #expect(try server.store.rollupDimensions(projectID: project, metrics: ["hang", "frames.windows"]) == ["Checkout", "Home"])
         }
 
+        @Test("a comparison's figures are each version's own views under the filter, whether read from roll-ups or events",
+              arguments: StoreKind.allCases)
+        func compareMatchesEachVersionsViews(kind: StoreKind) throws {
+            let server = try TestServer(kind)
+            let now = Date()
+            #expect(try server.postEvents(FilterFixture.events(now: now)).status == 200)
+            try EventProcessor(store: server.store, symbols: SymbolTableCache(engine: TableSymbolication())).drain()
+            let insights = server.app.context.insights
+            let project = server.project.id
+            struct Figure: Hashable { var area: String; var dimension: String; var base: Double?; var target: Double? }
+            for query in [["range": "all"], ["os": "18.1"], ["device": "iPhone16,1"], ["page": "Checkout"], ["page": "Home"],
+                          ["os": "18.1", "device": "iPhone16,1", "release": "1.1.0"], ["os": "17.5"]] {
+                let filter = try DashboardFilter(query: query)
+                func side(_ version: String) throws -> [String: [String: Double]] {
+                    var narrowed = filter
+                    narrowed.release = version
+                    let launches = try insights.launches(projectID: project, filter: narrowed, now: now).versions
+                    let count = Double(launches.reduce(0) { $0 + $1.launches })
+                    func rate(_ value: Int64) -> Double { count > 0 ? Double(value) / count : Double(value) }
+                    var figures: [String: [String: Double]] = [:]
+                    for stat in try insights.hangs(projectID: project, filter: narrowed, now: now) { figures["hangs", default: [:]][stat.page] = rate(stat.hangs) }
+                    for (name, value) in try insights.crashes(projectID: project, filter: narrowed, now: now) { figures["crashes", default: [:]][name] = rate(value) }
+                    for stat in try insights.network(projectID: project, filter: narrowed, now: now) { figures["network", default: [:]][stat.template] = stat.p95Ms }
+                    for stat in launches { figures["launch", default: [:]][stat.kind] = stat.ttidP50Ms }
+                    for stat in try insights.frames(projectID: project, filter: narrowed, now: now) { figures["frames", default: [:]][stat.page] = stat.slowRatio }
+                    return figures
+                }
+                let base = try side("1.0.0"), target = try side("1.1.0")
+                var expected = Set<Figure>()
+                for area in Set(base.keys).union(target.keys) {
+                    for dimension in Set((base[area] ?? [:]).keys).union((target[area] ?? [:]).keys) {
+                        expected.insert(Figure(area: area, dimension: dimension, base: base[area]?[dimension], target: target[area]?[dimension]))
+                    }
+                }
+                let rows = try insights.compare(projectID: project, base: "1.0.0", target: "1.1.0", filter: filter, now: now)
+                #expect(Set(rows.map { Figure(area: $0.area, dimension: $0.dimension, base: $0.base, target: $0.target) }) == expected, "\(query)")
+                #expect(!rows.isEmpty, "\(query)")
+                let same = try insights.compare(projectID: project, base: "1.0.0", target: "1.0.0", filter: filter, now: now)
+                #expect(same.allSatisfy { $0.base == $0.target }, "a version compared with itself, \(query)")
+            }
+        }
+
+        @Test("the requests page's templates and latency distribution, read in one pass, equal the two views read apart",
+              arguments: StoreKind.allCases)
+        func networkWithLatencyMatchesViews(kind: StoreKind) throws {
+            let server = try TestServer(kind)
+            let now = Date()
+            #expect(try server.postEvents(FilterFixture.events(now: now)).status == 200)
+            try EventProcessor(store: server.store, symbols: SymbolTableCache(engine: TableSymbolication())).drain()
+            let insights = server.app.context.insights
+            let project = server.project.id
+            for query in [["range": "all"], ["os": "18.1"], ["device": "iPhone16,1"], ["page": "Checkout"], ["release": "1.0.0", "os": "18.1"]] {
+                let filter = try DashboardFilter(query: query)
+                let both = try insights.networkWithLatency(projectID: project, filter: filter, now: now)
+                #expect(both.templates == (try insights.network(projectID: project, filter: filter, now: now)), "\(query)")
+                #expect(both.latency == (try insights.distribution(projectID: project, metric: "network.total", filter: filter, now: now)),
+                        "\(query)")
+                #expect(both.latency.total > 0, "\(query)")
+            }
+        }
+
         @Test("the query API takes the same parameters, and refuses a bad one with 400 naming it", arguments: StoreKind.allCases)
         func api(kind: StoreKind) throws {
             let server = try TestServer(kind)

@@ -18,52 +18,109 @@ public struct EventAggregates: Sendable {
     public init(store: ServerStore) { self.store = store }
 
     private func rows(type: String, columns: String, filter: DashboardFilter, now: Date, projectID: Int64,
-                      suffix: String = "") throws -> [SQLRow] {
-        let conditions = filter.eventConditions(now: now)
+                      versions: [String]? = nil, suffix: String = "") throws -> [SQLRow] {
+        let conditions = Self.conditions(filter, now: now, versions: versions)
         return try store.database.read { connection in
             try connection.query("SELECT \(columns) FROM apm_event WHERE project_id = ? AND type = ?\(conditions.sql)\(suffix)",
                                  [.integer(projectID), .text(type)] + conditions.arguments)
         }
     }
 
+    /// `filter`'s conditions on the events; with `versions`, its release replaced by
+    /// `app_version IN (versions)`, so that one pass serves every version compared.
+    static func conditions(_ filter: DashboardFilter, now: Date, versions: [String]?) -> DashboardFilter.SQLFragment {
+        guard let versions, !versions.isEmpty else { return filter.eventConditions(now: now) }
+        var narrowed = filter
+        narrowed.release = nil
+        var conditions = narrowed.eventConditions(now: now)
+        conditions.sql += " AND app_version IN (" + versions.map { _ in "?" }.joined(separator: ", ") + ")"
+        conditions.arguments += versions.map { .text($0) }
+        return conditions
+    }
+
+    /// The version a row counts for: its `app_version` when the views are split by version,
+    /// otherwise one key for all.
+    private static func side(_ row: SQLRow, _ versions: [String]?) -> String {
+        versions == nil ? "" : row.string("app_version") ?? ""
+    }
+
     /// Hangs per page (as ``Insights/hangs(projectID:filter:)`` from roll-ups).
     public func hangs(projectID: Int64, filter: DashboardFilter, now: Date) throws -> [HangPageStat] {
-        var pages: [String: (count: Int64, total: Double, histogram: LogHistogram)] = [:]
-        for row in try rows(type: "hang", columns: "page, duration_ms", filter: filter, now: now, projectID: projectID) {
-            let page = row.string("page") ?? "(no page)"
+        try hangs(projectID: projectID, filter: filter, now: now, versions: nil)[""] ?? []
+    }
+
+    /// Hangs per page for each of `versions` (keyed by version) in one pass over the events, or
+    /// for the filter as it is (keyed by the empty string) when `versions` is nil.
+    func hangs(projectID: Int64, filter: DashboardFilter, now: Date, versions: [String]?) throws -> [String: [HangPageStat]] {
+        struct Key: Hashable { var side: String; var page: String }
+        var pages: [Key: (count: Int64, total: Double, histogram: LogHistogram)] = [:]
+        for row in try rows(type: "hang", columns: "app_version, page, duration_ms", filter: filter, now: now, projectID: projectID,
+                            versions: versions) {
+            let key = Key(side: Self.side(row, versions), page: row.string("page") ?? "(no page)")
             let duration = row.double("duration_ms")
-            var entry = pages[page] ?? (0, 0, LogHistogram())
+            var entry = pages[key] ?? (0, 0, LogHistogram())
             entry.count += 1
             entry.total += duration
             entry.histogram.add(duration)
-            pages[page] = entry
+            pages[key] = entry
         }
-        return pages.map { page, entry in
-            HangPageStat(page: page, hangs: entry.count, totalMs: entry.total, p50Ms: entry.histogram.quantile(0.5),
-                         p95Ms: entry.histogram.quantile(0.95))
-        }.sorted { ($0.totalMs, $1.page) > ($1.totalMs, $0.page) }
+        var sides: [String: [HangPageStat]] = [:]
+        for (key, entry) in pages {
+            sides[key.side, default: []].append(HangPageStat(page: key.page, hangs: entry.count, totalMs: entry.total,
+                                                             p50Ms: entry.histogram.quantile(0.5), p95Ms: entry.histogram.quantile(0.95)))
+        }
+        return sides.mapValues { $0.sorted { ($0.totalMs, $1.page) > ($1.totalMs, $0.page) } }
     }
 
     /// Frame health per page (as ``Insights/frames(projectID:filter:)`` from roll-ups).
     public func frames(projectID: Int64, filter: DashboardFilter, now: Date) throws -> [FramePageStat] {
-        let d = store.dialect
-        let sums = ["frames", "dropped", "slow", "severe", "frozen"].map { "SUM(\(d.jsonNumber("payload_json", [$0]))) AS \($0)" }
-        let rows = try rows(type: "frames", columns: "page, COUNT(*) AS windows, " + sums.joined(separator: ", "),
-                            filter: filter, now: now, projectID: projectID, suffix: " GROUP BY page")
-        var pages: [String: FramePageStat] = [:]
+        try frames(projectID: projectID, filter: filter, now: now, versions: nil)[""] ?? []
+    }
+
+    /// Frame health per page for each of `versions` (keyed by version) in one pass, or for the
+    /// filter as it is (keyed by the empty string) when `versions` is nil.
+    func frames(projectID: Int64, filter: DashboardFilter, now: Date, versions: [String]?) throws -> [String: [FramePageStat]] {
+        let fields = ["frames", "dropped", "slow", "severe", "frozen"]
+        let split = versions != nil
+        let keys = split ? "app_version, page" : "page"
+        let rows: [SQLRow]
+        if store.dialect == .sqlite {
+            // SQLite parses a payload again for every json_extract call: one call naming the five
+            // paths parses it once into a small array, and the sums read that array. The view is
+            // materialized so the planner does not paste the call back into each sum.
+            let conditions = Self.conditions(filter, now: now, versions: versions)
+            let paths = fields.map { "'$.\($0)'" }.joined(separator: ", ")
+            let sums = fields.enumerated().map { "SUM(v ->> \($0.offset)) AS \($0.element)" }.joined(separator: ", ")
+            rows = try store.database.read { connection in
+                try connection.query("""
+                    WITH windows AS MATERIALIZED (SELECT \(keys), json_extract(payload_json, \(paths)) AS v FROM apm_event
+                                                  WHERE project_id = ? AND type = 'frames'\(conditions.sql))
+                    SELECT \(keys), COUNT(*) AS windows, \(sums) FROM windows GROUP BY \(keys)
+                    """, [.integer(projectID)] + conditions.arguments)
+            }
+        } else {
+            let d = store.dialect
+            let sums = fields.map { "SUM(\(d.jsonNumber("payload_json", [$0]))) AS \($0)" }
+            rows = try self.rows(type: "frames", columns: "\(keys), COUNT(*) AS windows, " + sums.joined(separator: ", "),
+                                 filter: filter, now: now, projectID: projectID, versions: versions, suffix: " GROUP BY \(keys)")
+        }
+        struct Key: Hashable { var side: String; var page: String }
+        var pages: [Key: FramePageStat] = [:]
         for row in rows {
-            let page = row.string("page") ?? "(no page)"
-            var stat = pages[page] ?? FramePageStat(page: page, windows: 0, frames: 0, dropped: 0, slow: 0, severe: 0, frozen: 0,
-                                                    slowRatio: 0, frozenRatio: 0)
+            let key = Key(side: Self.side(row, versions), page: row.string("page") ?? "(no page)")
+            var stat = pages[key] ?? FramePageStat(page: key.page, windows: 0, frames: 0, dropped: 0, slow: 0, severe: 0, frozen: 0,
+                                                   slowRatio: 0, frozenRatio: 0)
             stat.windows += row.int64("windows")
             stat.frames += Int64(row.double("frames"))
             stat.dropped += Int64(row.double("dropped"))
             stat.slow += Int64(row.double("slow"))
             stat.severe += Int64(row.double("severe"))
             stat.frozen += Int64(row.double("frozen"))
-            pages[page] = stat
+            pages[key] = stat
         }
-        return Insights.ranked(Array(pages.values))
+        var sides: [String: [FramePageStat]] = [:]
+        for (key, stat) in pages { sides[key.side, default: []].append(stat) }
+        return sides.mapValues { Insights.ranked($0) }
     }
 
     /// Request templates, slowest p95 first (as ``Insights/network(projectID:filter:)`` from roll-ups).
@@ -75,6 +132,20 @@ public struct EventAggregates: Sendable {
     /// template and histogram bucket, so only a row per (template, bucket) comes back;
     /// elsewhere each request is read.
     public func network(projectID: Int64, filter: DashboardFilter, now: Date) throws -> [NetworkTemplateStat] {
+        try network(projectID: projectID, filter: filter, now: now, versions: nil)[""] ?? []
+    }
+
+    /// Request templates for each of `versions` (keyed by version) in one pass, or for the
+    /// filter as it is (keyed by the empty string) when `versions` is nil.
+    func network(projectID: Int64, filter: DashboardFilter, now: Date, versions: [String]?) throws -> [String: [NetworkTemplateStat]] {
+        try networkWithLatency(projectID: projectID, filter: filter, now: now, versions: versions).mapValues(\.templates)
+    }
+
+    /// As ``network(projectID:filter:now:versions:)``, with each side's latency histogram over
+    /// all its requests (the templates' histograms merged), so a page showing both reads the
+    /// requests once.
+    func networkWithLatency(projectID: Int64, filter: DashboardFilter, now: Date,
+                            versions: [String]?) throws -> [String: (templates: [NetworkTemplateStat], latency: LogHistogram)] {
         let phases = ["dns", "connect", "tls", "request", "ttfb", "response"]
         struct Accumulator {
             var count: Int64 = 0
@@ -84,8 +155,10 @@ public struct EventAggregates: Sendable {
             var phaseSums = [Double](repeating: 0, count: 6)
             var phaseCounts = [Int64](repeating: 0, count: 6)
         }
-        var templates: [String: Accumulator] = [:]
-        let conditions = filter.eventConditions(now: now)
+        struct Key: Hashable { var side: String; var template: String }
+        var templates: [Key: Accumulator] = [:]
+        let split = versions != nil
+        let conditions = Self.conditions(filter, now: now, versions: versions)
         func facts(_ columns: [String], suffix: String = "") throws -> [SQLRow] {
             try store.database.read { connection in
                 try connection.query("SELECT \(columns.joined(separator: ", ")) FROM request_facts WHERE project_id = ?\(conditions.sql)\(suffix)",
@@ -95,11 +168,11 @@ public struct EventAggregates: Sendable {
         if try hasLogarithm() {
             let bucket = "CASE WHEN duration_ms > 0 THEN CAST(CEIL(ln(duration_ms) / \(log(LogHistogram.gamma))) AS INTEGER) "
                 + "ELSE \(LogHistogram.zeroBucket) END"
-            let columns = ["template AS template_name", "\(bucket) AS bucket", "COUNT(*) AS n", "SUM(duration_ms) AS total",
+            let columns = (split ? ["app_version"] : []) + ["template AS template_name", "\(bucket) AS bucket", "COUNT(*) AS n", "SUM(duration_ms) AS total",
                            "SUM(failed) AS errors"]
                 + phases.flatMap { ["SUM(\($0)_ms) AS \($0)_sum", "COUNT(\($0)_ms) AS \($0)_n"] }
-            for row in try facts(columns, suffix: " GROUP BY template, bucket") {
-                let key = row.string("template_name") ?? ""
+            for row in try facts(columns, suffix: split ? " GROUP BY app_version, template, bucket" : " GROUP BY template, bucket") {
+                let key = Key(side: Self.side(row, versions), template: row.string("template_name") ?? "")
                 var entry = templates[key] ?? Accumulator()
                 let count = row.int64("n")
                 entry.count += count
@@ -113,9 +186,9 @@ public struct EventAggregates: Sendable {
                 templates[key] = entry
             }
         } else {
-            let columns = ["template AS template_name", "duration_ms", "failed"] + phases.map { "\($0)_ms AS \($0)" }
+            let columns = ["app_version", "template AS template_name", "duration_ms", "failed"] + phases.map { "\($0)_ms AS \($0)" }
             for row in try facts(columns) {
-                let key = row.string("template_name") ?? ""
+                let key = Key(side: Self.side(row, versions), template: row.string("template_name") ?? "")
                 var entry = templates[key] ?? Accumulator()
                 let total = row.double("duration_ms")
                 entry.count += 1
@@ -131,14 +204,21 @@ public struct EventAggregates: Sendable {
                 templates[key] = entry
             }
         }
-        return templates.map { name, entry in
+        var sides: [String: [NetworkTemplateStat]] = [:]
+        var latency: [String: LogHistogram] = [:]
+        for (key, entry) in templates {
+            latency[key.side, default: LogHistogram()].merge(entry.histogram)
             func mean(_ index: Int) -> Double? { entry.phaseCounts[index] > 0 ? entry.phaseSums[index] / Double(entry.phaseCounts[index]) : nil }
-            return NetworkTemplateStat(template: name, requests: entry.count, errors: entry.errors, meanMs: entry.total / Double(entry.count),
+            sides[key.side, default: []].append(NetworkTemplateStat(template: key.template, requests: entry.count, errors: entry.errors, meanMs: entry.total / Double(entry.count),
                                        p50Ms: entry.histogram.quantile(0.5), p95Ms: entry.histogram.quantile(0.95),
                                        p99Ms: entry.histogram.quantile(0.99),
                                        phases: NetworkPhases(dns: mean(0), connect: mean(1), tls: mean(2), request: mean(3),
-                                                             ttfb: mean(4), response: mean(5)))
-        }.sorted { ($0.p95Ms ?? 0, $1.template) > ($1.p95Ms ?? 0, $0.template) }
+                                                             ttfb: mean(4), response: mean(5))))
+        }
+        return sides.reduce(into: [:]) { result, side in
+            result[side.key] = (side.value.sorted { ($0.p95Ms ?? 0, $1.template) > ($1.p95Ms ?? 0, $0.template) },
+                                latency[side.key] ?? LogHistogram())
+        }
     }
 
     /// Whether the database has the natural logarithm `ln` (always on PostgreSQL; on SQLite
@@ -153,6 +233,12 @@ public struct EventAggregates: Sendable {
     /// Launch percentiles per version and kind, and the daily cold-launch TTID median per
     /// version (as ``Insights/launches(projectID:filter:)`` and ``Insights/launchTrend(projectID:filter:)``).
     public func launches(projectID: Int64, filter: DashboardFilter, now: Date) throws -> (versions: [LaunchStat], trend: [LaunchTrendPoint]) {
+        try launches(projectID: projectID, filter: filter, now: now, versions: nil)
+    }
+
+    /// As ``launches(projectID:filter:now:)``, over `versions` (the filter's release replaced)
+    /// when given: already grouped by version, so one pass serves every version compared.
+    func launches(projectID: Int64, filter: DashboardFilter, now: Date, versions: [String]?) throws -> (versions: [LaunchStat], trend: [LaunchTrendPoint]) {
         let d = store.dialect
         let columns = "app_version, occurred_at, duration_ms, \(d.jsonValue("payload_json", ["kind"])) AS kind, "
             + "\(d.jsonNumber("payload_json", ["ttfdMs"])) AS ttfd"
@@ -160,7 +246,7 @@ public struct EventAggregates: Sendable {
         struct DayKey: Hashable { var version: String; var day: Int64 }
         var groups: [Key: (count: Int64, ttid: LogHistogram, ttfd: LogHistogram)] = [:]
         var days: [DayKey: LogHistogram] = [:]
-        for row in try rows(type: "launch", columns: columns, filter: filter, now: now, projectID: projectID) {
+        for row in try rows(type: "launch", columns: columns, filter: filter, now: now, projectID: projectID, versions: versions) {
             let key = Key(version: row.string("app_version") ?? "", kind: row.string("kind") ?? "")
             var entry = groups[key] ?? (0, LogHistogram(), LogHistogram())
             entry.count += 1

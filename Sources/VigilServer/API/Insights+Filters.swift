@@ -40,26 +40,32 @@ extension Insights {
 
     /// Crashes by kind (signal, exception type or `fatal hang`).
     public func crashes(projectID: Int64, filter: DashboardFilter, now: Date) throws -> [String: Int64] {
-        if Self.readsEvents(filter) {
-            let d = store.dialect
-            let conditions = filter.eventConditions(now: now)
-            let rows = try store.database.read { connection in
-                try connection.query("""
-                    SELECT \(d.jsonValue("payload_json", ["signal"])) AS signal, \(d.jsonValue("payload_json", ["exception", "type"])) AS exception,
-                           \(d.jsonValue("payload_json", ["fatalHang"])) AS fatal
-                    FROM apm_event WHERE project_id = ? AND type = 'crash'\(conditions.sql)
-                    """, [.integer(projectID)] + conditions.arguments)
-            }
-            var kinds: [String: Int64] = [:]
-            for row in rows {
-                // SQLite gives JSON true as 1, PostgreSQL as the text `true`.
-                let fatal = row.string("fatal") == "1" || row.string("fatal") == "true"
-                kinds[fatal ? "fatal hang" : (row.string("signal") ?? row.string("exception") ?? "crash"), default: 0] += 1
-            }
-            return kinds
-        }
+        if Self.readsEvents(filter) { return try crashesFromEvents(projectID: projectID, filter: filter, now: now, versions: nil)[""] ?? [:] }
         let rows = try store.rollupSums(projectID: projectID, metrics: ["crash"], filter: RollupFilter(filter, now: now, pageIsDimension: false))
         return Dictionary(rows.map { ($0.dimension, $0.count) }, uniquingKeysWith: +)
+    }
+
+    /// Crashes by kind read from the events, for each of `versions` (keyed by version; the
+    /// filter's release replaced) in one pass, or for the filter as it is (keyed by the empty
+    /// string) when `versions` is nil.
+    func crashesFromEvents(projectID: Int64, filter: DashboardFilter, now: Date, versions: [String]?) throws -> [String: [String: Int64]] {
+        let d = store.dialect
+        let conditions = EventAggregates.conditions(filter, now: now, versions: versions)
+        let rows = try store.database.read { connection in
+            try connection.query("""
+                SELECT app_version, \(d.jsonValue("payload_json", ["signal"])) AS signal, \(d.jsonValue("payload_json", ["exception", "type"])) AS exception,
+                       \(d.jsonValue("payload_json", ["fatalHang"])) AS fatal
+                FROM apm_event WHERE project_id = ? AND type = 'crash'\(conditions.sql)
+                """, [.integer(projectID)] + conditions.arguments)
+        }
+        var sides: [String: [String: Int64]] = [:]
+        for row in rows {
+            // SQLite gives JSON true as 1, PostgreSQL as the text `true`.
+            let fatal = row.string("fatal") == "1" || row.string("fatal") == "true"
+            let side = versions == nil ? "" : row.string("app_version") ?? ""
+            sides[side, default: [:]][fatal ? "fatal hang" : (row.string("signal") ?? row.string("exception") ?? "crash"), default: 0] += 1
+        }
+        return sides
     }
 
     /// Headline numbers within the filter: events by type and day, the issues with events in

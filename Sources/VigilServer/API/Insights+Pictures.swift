@@ -25,6 +25,29 @@ extension Insights {
                                   p95Ms: histogram.quantile(0.95), p99Ms: histogram.quantile(0.99), bins: LogBins(histogram).bins)
     }
 
+    /// ``network(projectID:filter:now:)`` and the `network.total` ``distribution(projectID:metric:dimension:filter:now:)``
+    /// together, reading the requests once: from the events (OS version, device model, page),
+    /// the distribution is the templates' histograms merged; from the roll-ups, the
+    /// `network.total` histogram rows are read once for both.
+    public func networkWithLatency(projectID: Int64, filter: DashboardFilter,
+                                   now: Date) throws -> (templates: [NetworkTemplateStat], latency: DistributionReport) {
+        let templates: [NetworkTemplateStat]
+        var histogram = LogHistogram()
+        if Self.readsEvents(filter) {
+            let side = try EventAggregates(store: store).networkWithLatency(projectID: projectID, filter: filter, now: now, versions: nil)[""]
+            templates = side?.templates ?? []
+            histogram = side?.latency ?? LogHistogram()
+        } else {
+            let rollups = RollupFilter(filter, now: now, pageIsDimension: false)
+            let latency = try store.rollupDistributions(projectID: projectID, metric: "network.total", filter: rollups)
+            for row in latency { histogram.merge(row.histogram) }
+            templates = try network(projectID: projectID, filter: rollups, latency: latency)
+        }
+        return (templates, DistributionReport(metric: "network.total", dimension: nil, total: histogram.total,
+                                                          p50Ms: histogram.quantile(0.5), p95Ms: histogram.quantile(0.95),
+                                                          p99Ms: histogram.quantile(0.99), bins: LogBins(histogram).bins))
+    }
+
     /// `metric`'s histogram read from the matching events (the same values processing observes).
     private func eventHistogram(projectID: Int64, metric: String, dimension: String?, filter: DashboardFilter,
                                 now: Date) throws -> LogHistogram {

@@ -188,11 +188,17 @@ public struct Insights: Sendable {
 
     /// Request templates, slowest p95 first.
     public func network(projectID: Int64, filter: RollupFilter = RollupFilter()) throws -> [NetworkTemplateStat] {
+        try network(projectID: projectID, filter: filter,
+                    latency: try store.rollupDistributions(projectID: projectID, metric: "network.total", filter: filter))
+    }
+
+    /// As ``network(projectID:filter:)``, given the `network.total` distributions already read
+    /// with the same filter.
+    func network(projectID: Int64, filter: RollupFilter, latency: [RollupDistribution]) throws -> [NetworkTemplateStat] {
         let phases = ["dns", "connect", "tls", "request", "ttfb", "response"]
         let rows = try store.rollupSums(projectID: projectID, metrics: ["network", "network.errors"] + phases.map { "network.\($0)" },
                                         filter: filter)
-        let distributions = Dictionary(try store.rollupDistributions(projectID: projectID, metric: "network.total", filter: filter)
-            .map { ($0.dimension, $0.histogram) }, uniquingKeysWith: { var a = $0; a.merge($1); return a })
+        let distributions = Dictionary(latency.map { ($0.dimension, $0.histogram) }, uniquingKeysWith: { var a = $0; a.merge($1); return a })
         var byTemplate: [String: [String: RollupRow]] = [:]
         for row in rows { byTemplate[row.dimension, default: [:]][row.metric] = row }
         return byTemplate.compactMap { template, metrics -> NetworkTemplateStat? in
@@ -267,8 +273,23 @@ public struct Insights: Sendable {
         baseFilter.release = base
         var targetFilter = filter
         targetFilter.release = target
-        let launchesBase = try launches(projectID: projectID, filter: baseFilter, now: now)
-        let launchesTarget = try launches(projectID: projectID, filter: targetFilter, now: now)
+        // Views read from the events read both versions in one pass (the release is then a
+        // condition on each row the time or OS / device / page index finds, so two passes
+        // would read every row twice); views served by roll-ups read each version's rows.
+        let events = EventAggregates(store: store)
+        let versions = [base, target]
+        func sides<T>(_ view: (DashboardFilter) throws -> T) throws -> [String: T] {
+            [base: try view(baseFilter)].merging([target: try view(targetFilter)]) { first, _ in first }
+        }
+        let launchesBase: (versions: [LaunchStat], trend: [LaunchTrendPoint]), launchesTarget: (versions: [LaunchStat], trend: [LaunchTrendPoint])
+        if Self.readsEvents(filter) {
+            let both = try events.launches(projectID: projectID, filter: filter, now: now, versions: versions)
+            launchesBase = (both.versions.filter { $0.version == base }, [])
+            launchesTarget = (both.versions.filter { $0.version == target }, [])
+        } else {
+            launchesBase = try launches(projectID: projectID, filter: baseFilter, now: now)
+            launchesTarget = try launches(projectID: projectID, filter: targetFilter, now: now)
+        }
         // Rates per launch make versions with different audiences comparable.
         let baseLaunches = Double(launchesBase.versions.reduce(0) { $0 + $1.launches })
         let targetLaunches = Double(launchesTarget.versions.reduce(0) { $0 + $1.launches })
@@ -277,18 +298,23 @@ public struct Insights: Sendable {
             return launches > 0 ? Double(count) / launches : Double(count)
         }
         let measure = baseLaunches > 0 && targetLaunches > 0 ? "per launch" : "count"
-        let baseHangs = Dictionary(uniqueKeysWithValues: try hangs(projectID: projectID, filter: baseFilter, now: now).map { ($0.page, $0) })
-        let targetHangs = Dictionary(uniqueKeysWithValues: try hangs(projectID: projectID, filter: targetFilter, now: now).map { ($0.page, $0) })
+        let hangSides = filter.needsRawEvents ? try events.hangs(projectID: projectID, filter: filter, now: now, versions: versions)
+            : try sides { try hangs(projectID: projectID, filter: $0, now: now) }
+        let baseHangs = Dictionary(uniqueKeysWithValues: (hangSides[base] ?? []).map { ($0.page, $0) })
+        let targetHangs = Dictionary(uniqueKeysWithValues: (hangSides[target] ?? []).map { ($0.page, $0) })
         for page in Set(baseHangs.keys).union(targetHangs.keys).sorted() {
             row("hangs", page, "hangs \(measure)", rate(baseHangs[page]?.hangs, baseLaunches), rate(targetHangs[page]?.hangs, targetLaunches))
         }
-        let crashesBase = try crashes(projectID: projectID, filter: baseFilter, now: now)
-        let crashesTarget = try crashes(projectID: projectID, filter: targetFilter, now: now)
+        let crashSides = Self.readsEvents(filter) ? try crashesFromEvents(projectID: projectID, filter: filter, now: now, versions: versions)
+            : try sides { try crashes(projectID: projectID, filter: $0, now: now) }
+        let crashesBase = crashSides[base] ?? [:], crashesTarget = crashSides[target] ?? [:]
         for kind in Set(crashesBase.keys).union(crashesTarget.keys).sorted() {
             row("crashes", kind, "crashes \(measure)", rate(crashesBase[kind], baseLaunches), rate(crashesTarget[kind], targetLaunches))
         }
-        let networkBase = Dictionary(uniqueKeysWithValues: try network(projectID: projectID, filter: baseFilter, now: now).map { ($0.template, $0) })
-        let networkTarget = Dictionary(uniqueKeysWithValues: try network(projectID: projectID, filter: targetFilter, now: now).map { ($0.template, $0) })
+        let networkSides = Self.readsEvents(filter) ? try events.network(projectID: projectID, filter: filter, now: now, versions: versions)
+            : try sides { try network(projectID: projectID, filter: $0, now: now) }
+        let networkBase = Dictionary(uniqueKeysWithValues: (networkSides[base] ?? []).map { ($0.template, $0) })
+        let networkTarget = Dictionary(uniqueKeysWithValues: (networkSides[target] ?? []).map { ($0.template, $0) })
         for template in Set(networkBase.keys).union(networkTarget.keys).sorted() {
             row("network", template, "p95 ms", networkBase[template]?.p95Ms, networkTarget[template]?.p95Ms)
         }
@@ -300,8 +326,10 @@ public struct Insights: Sendable {
         for kind in Set(launchesBase.versions.map(\.kind)).union(launchesTarget.versions.map(\.kind)).sorted() {
             row("launch", kind, "TTID p50 ms", kindsBase[kind], kindsTarget[kind])
         }
-        let framesBase = Dictionary(uniqueKeysWithValues: try frames(projectID: projectID, filter: baseFilter, now: now).map { ($0.page, $0) })
-        let framesTarget = Dictionary(uniqueKeysWithValues: try frames(projectID: projectID, filter: targetFilter, now: now).map { ($0.page, $0) })
+        let frameSides = filter.needsRawEvents ? try events.frames(projectID: projectID, filter: filter, now: now, versions: versions)
+            : try sides { try frames(projectID: projectID, filter: $0, now: now) }
+        let framesBase = Dictionary(uniqueKeysWithValues: (frameSides[base] ?? []).map { ($0.page, $0) })
+        let framesTarget = Dictionary(uniqueKeysWithValues: (frameSides[target] ?? []).map { ($0.page, $0) })
         for page in Set(framesBase.keys).union(framesTarget.keys).sorted() {
             row("frames", page, "slow frame ratio", framesBase[page]?.slowRatio, framesTarget[page]?.slowRatio)
         }

@@ -36,7 +36,7 @@ enum MetricPages {
     }
 
     static func network(_ page: DashboardPage) throws -> HTTPResponse {
-        let templates = try page.context.insights.network(projectID: page.project.id, filter: page.filter, now: page.now)
+        let (templates, latency) = try page.context.insights.networkWithLatency(projectID: page.project.id, filter: page.filter, now: page.now)
         var html = HTML()
         html.raw("<h2>Where the time goes (mean per phase), slowest p95 first</h2>")
         html.raw(SVGChart.stacked(templates.prefix(20).map { stat in
@@ -57,9 +57,7 @@ enum MetricPages {
                      + "<td class=\"num\">\(DashboardPage.ms(stat.phases.ttfb))</td></tr>")
         }
         html.raw("</tbody></table><p><a href=\"\(page.link("/network/breakdown"))\">By app version and network type →</a></p>")
-        html.raw(DashboardPictures.distribution(try page.context.insights.distribution(projectID: page.project.id, metric: "network.total",
-                                                                                       filter: page.filter, now: page.now),
-                                                title: "Request latency, all requests"))
+        html.raw(DashboardPictures.distribution(latency, title: "Request latency, all requests"))
         return try page.render(title: "Slow requests", active: "/network", body: html.output)
     }
 
