@@ -15,7 +15,7 @@ enum Schema {
     /// Version 9: `request_facts`, one narrow row per `network` event with what the request
     /// views read from its payload and context (template, status, error flag, total and phase
     /// timings, network type) as plain columns, beside the event's filter columns. Written in
-    /// the transaction that stores the event (``ServerStore/writeRequestFacts(on:projectID:ids:)``)
+    /// the transaction that stores the event (``ServerStore/writeRequestFacts(on:projectID:records:)``)
     /// and deleted with it, so it holds exactly the stored `network` events, processed or not.
     /// Filtered request views and the network breakdown read it instead of fetching each event's
     /// row from the much wider `apm_event` and parsing its JSON. Filled here from the events

@@ -39,8 +39,7 @@ extension ServerStore {
                 arguments.append(processed ? .integer(received) : .null)
             }
             let stored = try connection.insertRows(into: "apm_event", columns: Self.bulkColumns, values: arguments)
-            try Self.writeRequestFacts(on: connection, projectID: projectID,
-                                       ids: records.lazy.filter { $0.type == "network" }.map(\.id))
+            try Self.writeRequestFacts(on: connection, projectID: projectID, records: records.lazy.filter { $0.type == "network" })
             var counts = EventCountDelta()
             counts.add(projectID: projectID, state: state, stored)
             try counts.write(on: connection)
@@ -81,7 +80,7 @@ extension ServerStore {
                 if let id = row[0].string { stored.insert(id) }
             }
             try writeRequestFacts(on: connection, projectID: projectID,
-                                  ids: chunk.lazy.filter { $0.type == "network" && stored.contains($0.id) }.map(\.id))
+                                  records: chunk.lazy.filter { $0.type == "network" && stored.contains($0.id) })
             inserted.formUnion(stored)
         }
         var counts = EventCountDelta()

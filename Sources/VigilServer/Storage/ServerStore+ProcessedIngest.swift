@@ -108,7 +108,7 @@ extension ServerStore {
         guard storedCount == order.count else { throw ConcurrentEventInsert(expected: order.count, stored: storedCount) }
         for (item, indices) in zip(items, fresh) {
             try Self.writeRequestFacts(on: connection, projectID: item.projectID,
-                                       ids: indices.lazy.filter { item.records[$0].type == "network" }.map { item.records[$0].id })
+                                       records: indices.lazy.map { item.records[$0] }.filter { $0.type == "network" })
         }
         var counts = EventCountDelta()
         for (item, indices) in zip(items, fresh) { counts.add(projectID: item.projectID, state: 1, indices.count) }
