@@ -24,6 +24,24 @@ extension BothStores {
             return result
         }
 
+        @Test("a request whose strings hold U+0000 is stored, with its facts",
+              arguments: StoreKind.allCases)
+        func nulCharacterInPayload(kind: StoreKind) throws {
+            let server = try TestServer(kind)
+            var traffic = NetworkBreakdownTests.traffic()
+            let index = try #require(traffic.firstIndex { if case .network = $0.payload { true } else { false } })
+            guard case .network(var payload) = traffic[index].payload else { return }
+            payload.error = "reset\u{0}by peer"
+            payload.urlTemplate += "/\u{0}"
+            traffic[index].payload = .network(payload)
+            #expect(try server.postEvents(traffic).status == 200)
+            let facts = try Self.facts(server.store, projectID: server.project.id)
+            let row = try #require(facts[traffic[index].id.canonicalString])
+            let columns = ServerStore.requestFactColumns
+            #expect(row[columns.firstIndex(of: "failed")!] == "1.0")
+            #expect(row[columns.firstIndex(of: "template")!].hasPrefix("\(payload.method) "))
+        }
+
         @Test("every stored request has one row holding its payload's values; the migration's fill gives the same rows; pruning removes them",
               arguments: StoreKind.allCases)
         func factsFollowTheEvents(kind: StoreKind) throws {

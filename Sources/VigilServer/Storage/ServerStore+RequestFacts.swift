@@ -32,9 +32,12 @@ extension ServerStore {
             payload = { "(facts_json.p #>> '{\($0.joined(separator: ","))}')" }
             context = { "(facts_json.c #>> '{\($0.joined(separator: ","))}')" }
             // OFFSET 0 keeps the subquery from being flattened, which would copy each cast
-            // into every field read.
+            // into every field read. `jsonb` refuses the escape `\u0000` (the stored text keeps
+            // it): replaced by U+FFFD for the facts, the same length, so the escapes around it
+            // stay as they were and an odd payload cannot fail the ingest transaction.
             source = (rows.map { "(VALUES \($0)) AS apm_event(\(requestFactSources.joined(separator: ", ")))" } ?? "apm_event")
-                + " CROSS JOIN LATERAL (SELECT CAST(payload_json AS jsonb) AS p, CAST(context_json AS jsonb) AS c OFFSET 0) facts_json"
+                + " CROSS JOIN LATERAL (SELECT CAST(REPLACE(payload_json, '\\u0000', '\\ufffd') AS jsonb) AS p, "
+                + "CAST(REPLACE(context_json, '\\u0000', '\\ufffd') AS jsonb) AS c OFFSET 0) facts_json"
         }
         func number(_ path: [String]) -> String { "CAST(\(payload(path)) AS DOUBLE PRECISION)" }
         let phases = ["dns", "connect", "tls", "request", "ttfb", "response"].map { number(["timings", $0]) }
