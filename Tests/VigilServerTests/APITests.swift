@@ -197,5 +197,25 @@ extension BothStores {
             }
             #expect(metrics.text.contains("vigil_database_size_bytes "))
         }
+
+        @Test("the /healthz example in docs/api.md is what the server answers", arguments: StoreKind.allCases)
+        func healthExampleInTheDocs(kind: StoreKind) throws {
+            let server = try TestServer(kind)
+            let health = try server.client.get("/healthz")
+            #expect(health.status == 200)
+            let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("docs/api.md")
+            let text = try String(contentsOf: docs, encoding: .utf8)
+            let section = try #require(text.range(of: "## `GET /healthz`"))
+            let fence = try #require(text.range(of: "```json\n", range: section.upperBound..<text.endIndex))
+            let end = try #require(text.range(of: "\n```", range: fence.upperBound..<text.endIndex))
+            let example = try #require(try JSONSerialization.jsonObject(with: Data(text[fence.upperBound..<end.lowerBound].utf8))
+                as? [String: Any])
+            #expect(Set(example.keys) == Set(health.json.keys))
+            #expect(example["status"] as? String == health.json["status"] as? String)
+            #expect(example["schema"] as? Int == health.json["schema"] as? Int, "docs/api.md shows another schema version")
+            #expect(example["schema"] as? Int == Schema.currentVersion)
+            #expect(["sqlite", "postgres"].contains(example["database"] as? String ?? ""))
+        }
     }
 }
