@@ -182,6 +182,12 @@ final class MonitoringSession: @unchecked Sendable {
         queue.async { self.applyMark(mark, at: instant) }
     }
 
+    func attachLaunchTasks(traceId: String, spans: [SpanPayload]) {
+        queue.async {
+            self.launch?.attachTasks(traceId: traceId, spans: spans, launchReported: self.launchReported)
+        }
+    }
+
     func setPage(_ name: String?, at instant: MonotonicInstant) {
         queue.async {
             self.page = name

@@ -138,6 +138,22 @@ public enum Vigil {
     /// An existing process came back to the foreground (the origin of a `resume` launch).
     public static func markForegroundEntry() { mark(.foregroundEntry) }
 
+    /// Attaches the launch orchestrator's task spans to this launch's `launch` event, which then
+    /// carries their trace id and the spans (`traceId`, `tasks`): the server draws the task
+    /// waterfall with its critical path from them. Pass what `VigilLaunch`'s runner returned:
+    /// `Vigil.attachLaunchTasks(traceId: result.traceId, spans: result.spans)` right after
+    /// `run(until: .firstFrame, deadline:)`, and, to include the tasks after the first frame,
+    /// again with `runner.snapshot()` before ``markFullyDrawn()``. Only spans named
+    /// `launch.task.…` are kept.
+    ///
+    /// A later call replaces the spans of an earlier one; a call after the launch event was
+    /// reported (at the fully-drawn mark or its timeout) is dropped and counted in the
+    /// diagnostics' launch counters. Dropped when the SDK is not running. Any thread; returns
+    /// at once (the spans are handed to the SDK's queue).
+    public static func attachLaunchTasks(traceId: String, spans: [SpanPayload]) {
+        SessionSlot.shared.current?.attachLaunchTasks(traceId: traceId, spans: spans)
+    }
+
     private static func mark(_ mark: LaunchMark) {
         guard let session = SessionSlot.shared.current else { return }
         session.mark(mark, at: SessionSlot.shared.clock.monotonicNow())

@@ -156,3 +156,54 @@ extension Double {
     /// Equal within a microsecond-scale tolerance (instants are whole nanoseconds).
     func isApproximately(_ other: Double, tolerance: Double = 0.001) -> Bool { abs(self - other) <= tolerance }
 }
+
+@Suite("Launch timeline: orchestrator task spans")
+struct LaunchTimelineTaskSpanTests {
+    private func span(_ name: String, trace: String = "0af7651916cd43dd8448eb211c80319c") -> SpanPayload {
+        let start = Date(timeIntervalSince1970: 1_795_985_000)
+        return SpanPayload(traceId: trace, spanId: TraceIdentifier.spanId(), name: name, start: start,
+                           end: start.addingTimeInterval(0.01))
+    }
+
+    private func completedLaunch(_ clock: TestClock) -> LaunchTimeline {
+        var launch = LaunchTimeline(processStart: clock.wallNow().addingTimeInterval(-0.3), facts: LaunchFacts(), clock: clock)
+        launch.mark(.main, at: clock.monotonicNow())
+        launch.mark(.firstFrame, at: clock.monotonicNow().advanced(byMilliseconds: 400))
+        return launch
+    }
+
+    private func payload(_ launch: LaunchTimeline) -> LaunchPayload? {
+        guard case .completed(let result) = launch.outcome() else { return nil }
+        return result.payload
+    }
+
+    @Test("attached task spans travel on the launch payload with their trace id; other spans are left out")
+    func attachedSpansAreCarried() throws {
+        let clock = TestClock()
+        var launch = completedLaunch(clock)
+        #expect(try #require(payload(launch)).tasks == nil)
+        launch.attachTasks(traceId: "0af7651916cd43dd8448eb211c80319c",
+                           spans: [span("launch"), span("launch.task.config"), span("ble.connect"), span("launch.task.db")])
+        let carried = try #require(payload(launch))
+        #expect(carried.traceId == "0af7651916cd43dd8448eb211c80319c")
+        #expect(carried.tasks?.map(\.name) == ["launch.task.config", "launch.task.db"])
+        #expect(launch.counters.droppedTaskSpans == 0)
+    }
+
+    @Test("a later attachment replaces an earlier one; after the report spans are dropped and counted")
+    func laterAttachments() throws {
+        let clock = TestClock()
+        var launch = completedLaunch(clock)
+        launch.attachTasks(traceId: "aaaa", spans: [span("launch.task.a", trace: "aaaa")])
+        launch.attachTasks(traceId: "aaaa", spans: [span("launch.task.a", trace: "aaaa"), span("launch.task.b", trace: "aaaa")])
+        #expect(try #require(payload(launch)).tasks?.map(\.name) == ["launch.task.a", "launch.task.b"])
+        launch.attachTasks(traceId: "bbbb", spans: [span("launch.task.c", trace: "bbbb"), span("launch", trace: "bbbb")],
+                           launchReported: true)
+        #expect(try #require(payload(launch)).traceId == "aaaa")
+        #expect(launch.counters.droppedTaskSpans == 1)
+        // Spans that are not launch tasks leave the payload without tasks or a trace id.
+        var other = completedLaunch(clock)
+        other.attachTasks(traceId: "cccc", spans: [span("ble.connect", trace: "cccc")])
+        #expect(try #require(payload(other)).tasks == nil && payload(other)?.traceId == nil)
+    }
+}

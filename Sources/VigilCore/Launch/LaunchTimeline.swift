@@ -34,6 +34,7 @@ public struct LaunchTimeline: Sendable {
     private let anchorWall: Date
     private var marks: [LaunchMark: MonotonicInstant] = [:]
     private var pageFaults: [LaunchMark: PageFaultCounts] = [:]
+    private var taskTrace: (traceId: String, spans: [SpanPayload])?
 
     /// A timeline for the process that started at `processStart`.
     /// - Parameter clock: read once, to anchor monotonic marks to the wall clock.
@@ -108,6 +109,21 @@ public struct LaunchTimeline: Sendable {
         pageFaults[mark] = counts
     }
 
+    /// Attaches the launch orchestrator's task spans (those named `launch.task.…`; others are
+    /// left out) and their trace id, so that the payload carries them (`traceId`, `tasks`): the
+    /// task waterfall and critical path of this launch. A later attachment replaces an earlier
+    /// one (a later snapshot of the runner holds every span the earlier one did, and the tasks
+    /// of later phases); one after the launch was reported (`launchReported`) is dropped and its
+    /// spans counted in ``LaunchTimelineCounters/droppedTaskSpans``. O(spans).
+    public mutating func attachTasks(traceId: String, spans: [SpanPayload], launchReported: Bool = false) {
+        let tasks = spans.filter { $0.name.hasPrefix("launch.task.") }
+        guard !launchReported else {
+            counters.droppedTaskSpans += tasks.count
+            return
+        }
+        taskTrace = (traceId, tasks)
+    }
+
     /// The launch as measured so far.
     public func outcome() -> LaunchOutcome {
         guard let origin = originWall, let firstFrame = marks[.firstFrame] else { return .pending }
@@ -127,7 +143,8 @@ public struct LaunchTimeline: Sendable {
         let payload = LaunchPayload(kind: kind, processStart: processStart, preMainMs: preMain,
                                     mainToDidFinishMs: mainToDidFinish, ttidMs: ttid, ttfdMs: ttfd,
                                     pageFaults: faults.map { Int(clamping: $0.total) },
-                                    majorPageFaults: faults.map { Int(clamping: $0.major) })
+                                    majorPageFaults: faults.map { Int(clamping: $0.major) },
+                                    traceId: taskTrace.flatMap { $0.spans.isEmpty ? nil : $0.traceId }, tasks: taskTrace.flatMap { $0.spans.isEmpty ? nil : $0.spans })
         return .completed(LaunchResult(payload: payload, countsTowardColdStatistics: kind == .cold))
     }
 

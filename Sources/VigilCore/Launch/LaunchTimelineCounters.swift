@@ -6,6 +6,8 @@ public struct LaunchTimelineCounters: Sendable, Hashable {
     public var outOfOrderMarks = 0
     /// Marks before the process started, and page-fault counts that went down.
     public var absurdInputs = 0
+    /// Task spans attached after the launch had been reported, and so dropped (one per span).
+    public var droppedTaskSpans = 0
 
     /// All zero.
     public init() {}
