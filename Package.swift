@@ -83,14 +83,18 @@ let package = Package(
             "VigilCore", "VigilSymbols", "VigilReports", "VigilStore", "VigilTransport",
             "CSQLite", "CMicroHTTPD", "CLibPQ", "CZlib", "CCrypto",
         ]),
+        // The demo app's shape shared by the sample (which runs it) and `vigil demo` (which
+        // simulates its history): its launch task graph.
+        .target(name: "VigilDemoApp", dependencies: ["VigilLaunch"]),
         .executableTarget(name: "VigilCLI", dependencies: [
-            "VigilCore", "VigilSymbols", "VigilReports", "VigilServer", "VigilLaunch",
+            "VigilCore", "VigilSymbols", "VigilReports", "VigilServer", "VigilLaunch", "VigilDemoApp",
             "VigilBLE", "VigilBLESimulation", "VigilBLEHost", "Vigil", "VigilCommandLine",
         ], path: "Sources/vigil"),
         // The sample's memory probe with a recovering signal handler (sigsetjmp needs C).
         .target(name: "CVigilSampleProbe"),
         .executableTarget(name: "VigilSample", dependencies: [
-            "Vigil", "VigilCore", "VigilRuntime", "VigilLaunch", "VigilStore", "VigilCommandLine", "CVigilSampleProbe",
+            "Vigil", "VigilCore", "VigilRuntime", "VigilLaunch", "VigilDemoApp", "VigilStore", "VigilCommandLine",
+            "CVigilSampleProbe",
         ], path: "Sources/vigil-sample"),
         .executableTarget(name: "VigilBench", dependencies: [
             "VigilCore", "VigilRuntime", "CVigilRuntime", "VigilStore", "VigilTransport", "Vigil",
@@ -115,7 +119,7 @@ let package = Package(
         .testTarget(name: "VigilCrashTests", dependencies: [
             "Vigil", "VigilRuntime", "CVigilRuntime", "VigilCore", "VigilStore", "VigilTestSupport", "CZlib",
         ]),
-        .testTarget(name: "VigilLaunchTests", dependencies: ["VigilLaunch", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilLaunchTests", dependencies: ["VigilLaunch", "VigilDemoApp", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilBLEHostTests", dependencies: [
             "VigilBLEHost", "VigilBLE", "VigilBLESimulation", "VigilCore", "VigilTestSupport",
         ], exclude: ["Peer"]),

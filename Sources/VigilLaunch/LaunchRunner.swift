@@ -566,43 +566,10 @@ public final class LaunchRunner: @unchecked Sendable {
         timings[task].spanRecorded = true
         let spec = graph.plan.specs[task]
         let record = record(task)
-        var attributes: [String: AttributeValue] = [
-            LaunchSpanAttribute.taskId: .string(spec.id),
-            LaunchSpanAttribute.lane: .string(spec.lane.description),
-            LaunchSpanAttribute.phase: .string(spec.phase.rawValue),
-            LaunchSpanAttribute.priority: .int(Int64(spec.priority)),
-            LaunchSpanAttribute.dependencies: .string(spec.dependencies.joined(separator: ",")),
-            LaunchSpanAttribute.suspends: .bool(spec.suspends),
-            LaunchSpanAttribute.outcome: .string(record.state.label),
-            LaunchSpanAttribute.cores: .int(Int64(cores)),
-        ]
-        if let timeout = spec.timeoutMs { attributes[LaunchSpanAttribute.timeoutMs] = .double(timeout) }
-        if let value = record.readyMs { attributes[LaunchSpanAttribute.readyOffsetMs] = .double(value) }
-        if let value = record.startMs { attributes[LaunchSpanAttribute.startOffsetMs] = .double(value) }
-        if let value = record.waitMs { attributes[LaunchSpanAttribute.waitMs] = .double(value) }
-        if let value = record.runMs { attributes[LaunchSpanAttribute.runMs] = .double(value) }
-        if let value = record.worker { attributes[LaunchSpanAttribute.worker] = .string(value) }
-        if let value = record.ranOnMainThread { attributes[LaunchSpanAttribute.mainThread] = .bool(value) }
-        var status = SpanStatus.ok
-        var message: String?
-        switch record.state {
-        case .failed(let error):
-            status = .error
-            message = error
-        case .timedOut:
-            status = .error
-            message = record.state.description
-        case .skipped(_, let reason):
-            status = .unset
-            attributes[LaunchSpanAttribute.skipReason] = .string(reason)
-        default:
-            break
-        }
         let start = timings[task].start ?? settled
-        let span = SpanPayload(traceId: traceId, spanId: TraceIdentifier.spanId(), parentSpanId: rootSpanId,
-                               name: LaunchSpanAttribute.taskSpanPrefix + spec.id, kind: .internal,
-                               start: wall(start), end: wall(settled), status: status, statusMessage: message,
-                               attributes: attributes)
+        let span = LaunchTaskSpan.make(spec: spec, record: record, cores: cores, traceId: traceId,
+                                       spanId: TraceIdentifier.spanId(), rootSpanId: rootSpanId,
+                                       start: wall(start), end: wall(settled))
         spans.append(span)
         deliver(span)
     }

@@ -1,5 +1,7 @@
 import Foundation
 import VigilCore
+import VigilDemoApp
+import VigilLaunch
 
 /// `vigil demo --history-days N`: the past N days of a simulated app population, so that the
 /// dashboard's trends have points to draw before the live scenarios add today's.
@@ -9,7 +11,8 @@ import VigilCore
 /// 0.9.0 is the regression: slower cold launches, more hangs on `CheckoutViewController` (worst
 /// on the oldest device), more crashed sessions and jankier checkout frames; 1.0.0 fixes it.
 /// Traffic follows the time of day (a trough at night UTC, a peak in the evening). Each session
-/// reports a launch, frame windows, requests, now and then a hang, and its `session` event;
+/// reports a launch (a quarter of them with the spans of the app's launch tasks, simulated from
+/// ``DemoLaunchGraph``), frame windows, requests, now and then a hang, and its `session` event;
 /// every event carries the tag `simulated: true`. Hangs carry no stack (there is no binary
 /// behind them to symbolicate), so they form one issue of their own.
 ///
@@ -54,6 +57,44 @@ struct DemoHistory {
         ("POST", "https://api.shop.example/cart/items", 220), ("POST", "https://api.shop.example/checkout/:id", 650),
     ]
 
+    /// More than a simulated session lasts (launch, up to four pages of at most 30 s, a hang), in s.
+    static let longestSessionSeconds = 600.0
+
+    /// The share of launches that carry their launch tasks' spans, as an app that samples its
+    /// launch traces would send them.
+    static let tracedLaunchShare = 0.25
+
+    /// The task graphs of the simulated app (``DemoLaunchGraph``, the one `vigil-sample launch`
+    /// runs), before and in the regressed release, with their makespans at the graph's own
+    /// durations.
+    private static let launchGraphs: [Bool: (file: LaunchGraphFile, plan: LaunchPlan, makespanMs: Double)] = {
+        var graphs: [Bool: (file: LaunchGraphFile, plan: LaunchPlan, makespanMs: Double)] = [:]
+        for regressed in [false, true] {
+            let file = DemoLaunchGraph.file(regressed: regressed)
+            // A constant of the program (its tests plan it); were it invalid, launches would go without tasks.
+            guard let plan = try? file.plan() else { continue }
+            let simulation = LaunchSimulator.simulate(plan, durationsMs: file.durationsMs, cores: file.cores ?? 2)
+            graphs[regressed] = (file, plan, simulation.firstFrameMs)
+        }
+        return graphs
+    }()
+
+    /// One launch's task spans: the demo graph simulated with the runner's scheduling rules, each
+    /// task's duration its graph duration scaled so that the tasks fill about `didFinishMs` (the
+    /// launch's main → didFinishLaunching phase), with ±20 % noise of its own; the launch's
+    /// tasks start at `main`.
+    static func launchTasks(regressed: Bool, didFinishMs: Double, main: Date, random: inout SeededGenerator)
+        -> (traceId: String, spans: [SpanPayload], makespanMs: Double)? {
+        guard let graph = launchGraphs[regressed] else { return nil }
+        let scale = didFinishMs / max(1, graph.makespanMs)
+        let durations = graph.file.durationsMs.map { $0 * scale * random.logNormal(median: 1, sigma: 0.2) }
+        let simulation = LaunchSimulator.simulate(graph.plan, durationsMs: durations, cores: graph.file.cores ?? 2)
+        let traceId = TraceIdentifier.traceId(using: &random)
+        let rootSpanId = TraceIdentifier.spanId(using: &random)
+        let spans = simulation.taskSpans(plan: graph.plan, traceId: traceId, rootSpanId: rootSpanId, start: main, using: &random)
+        return (traceId, spans, simulation.firstFrameMs)
+    }
+
     /// One simulated install: its device and OS, fixed for its life.
     private struct Install {
         var id: UUID
@@ -72,7 +113,10 @@ struct DemoHistory {
             let diurnal = 1 + 0.75 * cos(2 * Double.pi * Double(hour - 19) / 24)
             let sessions = Int((sessionsPerHour * diurnal + random.unit()).rounded(.down))
             for _ in 0..<sessions {
-                let start = Date(timeIntervalSince1970: Double(dayNumber) * 86_400 + Double(hour) * 3600 + random.unit() * 3600)
+                // The day's last sessions start early enough to end before midnight: the history
+                // ends with the day before the live demo's.
+                let window = hour == 23 ? 3600 - Self.longestSessionSeconds : 3600
+                let start = Date(timeIntervalSince1970: Double(dayNumber) * 86_400 + Double(hour) * 3600 + random.unit() * window)
                 let install = installs[Int(random.next() % UInt64(installs.count))]
                 let release = pickRelease(at: Double(index) + (Double(hour) + 0.5) / 24, random: &random)
                 events += session(start: start, install: install, release: release, random: &random)
@@ -119,9 +163,19 @@ struct DemoHistory {
         // Launch: cold most of the time; 0.9.0 initializes too much before the first frame.
         let cold = random.chance(0.7)
         let ttid = random.logNormal(median: (cold ? 850 : 380) * device.slowness * (release.regressed ? 1.45 : 1), sigma: 0.3)
-        add(0, page: nil, .launch(LaunchPayload(kind: cold ? .cold : .warm, processStart: start.addingTimeInterval(-ttid / 1000),
-                                                preMainMs: cold ? ttid * 0.3 : nil, mainToDidFinishMs: ttid * 0.45, ttidMs: ttid,
-                                                ttfdMs: ttid + random.logNormal(median: 420, sigma: 0.35))))
+        let processStart = start.addingTimeInterval(-ttid / 1000)
+        var launch = LaunchPayload(kind: cold ? .cold : .warm, processStart: processStart,
+                                   preMainMs: cold ? ttid * 0.3 : nil, mainToDidFinishMs: ttid * 0.45, ttidMs: ttid,
+                                   ttfdMs: ttid + random.logNormal(median: 420, sigma: 0.35))
+        if random.chance(Self.tracedLaunchShare),
+           let tasks = DemoHistory.launchTasks(regressed: release.regressed, didFinishMs: ttid * 0.45,
+                                                main: processStart.addingTimeInterval((launch.preMainMs ?? 0) / 1000),
+                                                random: &random) {
+            launch.mainToDidFinishMs = tasks.makespanMs
+            launch.traceId = tasks.traceId
+            launch.tasks = tasks.spans
+        }
+        add(0, page: nil, .launch(launch))
         var clock = ttid / 1000
         let visited = 2 + Int(random.next() % 3)
         for step in 0..<visited {

@@ -237,6 +237,27 @@ struct BrowserTests {
         #expect(Set(templates) == ["POST \(api)/checkout/:id", "GET \(api)/products/:id", "GET \(api)/echo"],
                 "only the demo backend's requests, never the uploads: \(templates)")
 
+        // The launch tasks. The live launch ran the demo app's task graph with the launch runner
+        // in its didFinishLaunching: today's typical launch is that one, its critical path ending
+        // at the root view. The history's launches carry the same graph's simulated spans.
+        let waterfall = try client.get("/api/v1/launch/waterfall?project=demo" + scope, headers: admin).json
+        let typical = try #require(waterfall["typical"] as? [String: Any], "today's launch carries task spans: \(waterfall)")
+        #expect(typical["version"] as? String == "1.0.0" && typical["candidates"] as? Int == 1, "\(typical)")
+        let timeline = try #require(typical["timeline"] as? [String: Any])
+        let liveTasks = timeline["tasks"] as? [[String: Any]] ?? []
+        #expect(Set(liveTasks.compactMap { $0["id"] as? String }).isSuperset(of: [
+            "crash-reporter", "config", "keychain", "db-open", "db-migrate", "feature-flags", "session-restore", "theme",
+            "root-view"]), "\(liveTasks)")
+        let criticalPath = timeline["criticalPath"] as? [String] ?? []
+        #expect(criticalPath.count >= 2 && criticalPath.last == "root-view", "\(criticalPath)")
+        #expect(liveTasks.filter { $0["critical"] as? Bool == true }.count == criticalPath.count)
+        let historyRange = "&range=custom&from=\(DashboardFilter.dayString(today - 2))&to=\(DashboardFilter.dayString(today))"
+        let historyWaterfall = try client.get("/api/v1/launch/waterfall?project=demo" + historyRange, headers: admin).json
+        let historyTypical = try #require(historyWaterfall["typical"] as? [String: Any], "\(historyWaterfall)")
+        #expect((historyTypical["candidates"] as? Int ?? 0) > 20, "about a quarter of the history's launches carry task spans")
+        let historyPath = ((historyTypical["timeline"] as? [String: Any])?["criticalPath"] as? [String]) ?? []
+        #expect(historyPath.last == "root-view", "\(historyPath)")
+
         let profile = try TemporaryDirectory(prefix: "chromium")
         let base = "http://127.0.0.1:\(port)"
         let login = try Self.load("\(base)/login?token=\(TestServer.adminToken)&next=/issues", profile: profile.url)
@@ -276,6 +297,23 @@ struct BrowserTests {
                 break
             }
         }
+        // Today's launch page draws the live launch's tasks: the critical path named as the API
+        // names it, one outlined bar per task on it, at the API's start and end.
+        let launchPage = try Self.load("\(base)/launch?range=custom&from=\(DashboardFilter.dayString(today))&to=\(DashboardFilter.dayString(today + 1))",
+                                       profile: profile.url)
+        #expect(launchPage.problems.isEmpty, "\(launchPage.problems)")
+        #expect(launchPage.dom.contains("<svg class=\"chart timeline\"") && launchPage.dom.contains("Launch tasks by thread"))
+        #expect(launchPage.dom.contains("Critical path (outlined in red): \(criticalPath.joined(separator: " → "))"), "\(launchPage.dom.suffix(6000))")
+        let outlined = launchPage.dom.components(separatedBy: "class=\"critical\"").dropFirst().map { rest -> String in
+            let tail = String(rest.prefix(200))
+            return "\(Self.numbers("data-start", in: tail).first ?? -1)…\(Self.numbers("data-end", in: tail).first ?? -1)"
+        }
+        let expected = liveTasks.filter { $0["critical"] as? Bool == true }.map { task -> String in
+            let start = task["startMs"] as? Double ?? 0, run = task["runMs"] as? Double ?? 0
+            return "\(Double(SVGChart.format(start)) ?? -2)…\(Double(SVGChart.format(start + run)) ?? -2)"
+        }
+        #expect(outlined.sorted() == expected.sorted(), "the outlined bars are the API's critical tasks")
+
         // Under .build (ignored by git), so a test run never changes a tracked file.
         let results = BuildProducts.packageRoot.appendingPathComponent(".build/test-artifacts", isDirectory: true)
         try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
