@@ -38,8 +38,8 @@ enum StoreFixtures {
 }
 
 /// A ``StoreFileSystem`` over the real disk with injected faults: writes fail with `ENOSPC`
-/// once a byte budget is spent (a disk that fills up), and the first `failingListings`
-/// directory listings fail with `EIO`.
+/// once a byte budget is spent (a disk that fills up), the first `failingListings`
+/// directory listings fail with `EIO`, and each `fsync` can be made slow (a loaded disk).
 final class FaultyFileSystem: StoreFileSystem, @unchecked Sendable {
     private let real = LocalFileSystem()
     private let lock = NSLock()
@@ -47,9 +47,13 @@ final class FaultyFileSystem: StoreFileSystem, @unchecked Sendable {
     private var listingFailuresLeft: Int
     private(set) var refusedWrites = 0
 
-    init(budget: Int = .max, failingListings: Int = 0) {
+    /// How long each `fsync` takes, in seconds (a disk busy with other work).
+    let syncDelaySeconds: Double
+
+    init(budget: Int = .max, failingListings: Int = 0, syncDelaySeconds: Double = 0) {
         self.budget = budget
         self.listingFailuresLeft = failingListings
+        self.syncDelaySeconds = syncDelaySeconds
     }
 
     /// Frees disk space again.
@@ -81,7 +85,10 @@ final class FaultyFileSystem: StoreFileSystem, @unchecked Sendable {
         if allowed > 0 { try real.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[0..<allowed])) }
         if allowed < bytes.count { throw StoreIOError(operation: "write", path: "fd \(descriptor)", code: ENOSPC) }
     }
-    func sync(_ descriptor: Int32) throws(StoreIOError) { try real.sync(descriptor) }
+    func sync(_ descriptor: Int32) throws(StoreIOError) {
+        if syncDelaySeconds > 0 { Thread.sleep(forTimeInterval: syncDelaySeconds) }
+        try real.sync(descriptor)
+    }
     func size(_ descriptor: Int32) throws(StoreIOError) -> Int { try real.size(descriptor) }
     func truncate(_ descriptor: Int32, to size: Int) throws(StoreIOError) { try real.truncate(descriptor, to: size) }
     func close(_ descriptor: Int32) { real.close(descriptor) }
