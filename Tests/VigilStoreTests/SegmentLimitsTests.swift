@@ -120,8 +120,8 @@ struct SegmentLimitsTests {
         // a loaded machine's can outlast the default 2 s.
         let configuration = StoreConfiguration(segmentByteLimit: 4096, totalByteLimit: 24 * 1024,
                                                durableWaitSeconds: slowDisk ? 0.05 : 2)
-        let store = EventStore(directory: directory.url, configuration: configuration, clock: TestClock(),
-                               fileSystem: FaultyFileSystem(syncDelaySeconds: slowDisk ? 0.2 : 0))
+        let disk = FaultyFileSystem(syncDelaySeconds: slowDisk ? 0.2 : 0)
+        let store = EventStore(directory: directory.url, configuration: configuration, clock: TestClock(), fileSystem: disk)
         defer { store.close() }
         for index in 0..<10 { store.enqueue(StoreFixtures.crash(index)) }
         // A crash whose durable wait timed out is still on its way to the disk: a lease taken
@@ -129,6 +129,7 @@ struct SegmentLimitsTests {
         #expect(store.flush(timeoutSeconds: 60))
         let leased = store.nextBatch(maxEvents: 10, maxBytes: 1 << 20)
         #expect(leased.count == 10)
+        disk.setSyncDelay(0)
         for index in 10..<200 { store.enqueue(StoreFixtures.log(index)) }
         #expect(store.flush(timeoutSeconds: 60), "written and synced (a loaded disk may take long)")
         #expect(store.statistics().droppedForCap[.low] ?? 0 > 0)

@@ -47,13 +47,18 @@ final class FaultyFileSystem: StoreFileSystem, @unchecked Sendable {
     private var listingFailuresLeft: Int
     private(set) var refusedWrites = 0
 
-    /// How long each `fsync` takes, in seconds (a disk busy with other work).
-    let syncDelaySeconds: Double
+    private var syncDelaySeconds: Double
 
     init(budget: Int = .max, failingListings: Int = 0, syncDelaySeconds: Double = 0) {
         self.budget = budget
         self.listingFailuresLeft = failingListings
         self.syncDelaySeconds = syncDelaySeconds
+    }
+
+    /// Makes each later `fsync` take `seconds` (a disk busy with other work).
+    func setSyncDelay(_ seconds: Double) {
+        lock.lock(); defer { lock.unlock() }
+        syncDelaySeconds = seconds
     }
 
     /// Frees disk space again.
@@ -86,7 +91,10 @@ final class FaultyFileSystem: StoreFileSystem, @unchecked Sendable {
         if allowed < bytes.count { throw StoreIOError(operation: "write", path: "fd \(descriptor)", code: ENOSPC) }
     }
     func sync(_ descriptor: Int32) throws(StoreIOError) {
-        if syncDelaySeconds > 0 { Thread.sleep(forTimeInterval: syncDelaySeconds) }
+        lock.lock()
+        let delay = syncDelaySeconds
+        lock.unlock()
+        if delay > 0 { Thread.sleep(forTimeInterval: delay) }
         try real.sync(descriptor)
     }
     func size(_ descriptor: Int32) throws(StoreIOError) -> Int { try real.size(descriptor) }
