@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(name: "VigilLaunchTests", dependencies: ["VigilLaunch", "VigilDemoApp", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilBLEHostTests", dependencies: [
             "VigilBLEHost", "VigilBLE", "VigilBLESimulation", "VigilCore", "VigilTestSupport",
-        ], exclude: ["Peer"]),
+        ]),
         .testTarget(name: "VigilBLETests", dependencies: ["VigilBLE", "VigilBLESimulation", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilNetworkTests", dependencies: ["Vigil", "VigilCore", "VigilTransport", "VigilTestSupport"]),
         // The README's and docs' code blocks, compiled (with swiftc, against the built modules) or

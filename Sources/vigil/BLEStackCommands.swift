@@ -139,6 +139,10 @@ enum BLEStackCommands {
         let peerVerified = launcher.map { launcher in
             launcher.events.contains { $0["event"] as? String == "transfer-completed" && ($0["verified"] as? Bool) == true }
         }
+        // Chunks the peer received again after it already held them: resends the link did not need.
+        let peerDuplicates = launcher.flatMap { launcher in
+            launcher.events.last { $0["event"] as? String == "transfer-completed" }.flatMap { ($0["duplicates"] as? NSNumber)?.intValue }
+        }
         let note = "Bumble's link has no radio timing (no connection events or air time): the stack figure measures "
             + "correctness and the host + peer processing overhead, not what a radio would deliver"
         switch result {
@@ -151,10 +155,14 @@ enum BLEStackCommands {
                     "stack": "bumble", "mode": mode.description, "bytes": bytes, "mtu": mtu,
                     "goodputBytesPerSecond": (report.goodputBytesPerSecond * 10).rounded() / 10,
                     "seconds": (report.seconds * 1000).rounded() / 1000, "retransmissions": report.retransmissions,
+                    "timeoutRetransmissions": report.timeoutRetransmissions, "fastRetransmissions": report.fastRetransmissions, "spuriousTimeouts": report.spuriousTimeouts,
+                    "retransmissionTimeoutMs": (report.retransmissionTimeoutMs * 100).rounded() / 100,
                     "verified": report.verified, "simulatorGoodputBytesPerSecond": (simulated.goodputBytesPerSecond * 10).rounded() / 10,
                     "simulatorBoundBytesPerSecond": (simulated.boundBytesPerSecond * 10).rounded() / 10, "note": note,
                 ]
                 if let peerVerified { object["peerVerified"] = peerVerified }
+                if let peerDuplicates { object["peerDuplicateChunks"] = peerDuplicates }
+                if let rtt = report.smoothedRoundTripMs { object["smoothedRoundTripMs"] = (rtt * 100).rounded() / 100 }
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                 CommandDispatcher.writeStandardOutput(String(decoding: data, as: UTF8.self) + "\n")
             } else {
@@ -162,7 +170,12 @@ enum BLEStackCommands {
                 text += "goodput (stack)      \(Int(report.goodputBytesPerSecond.rounded())) B/s in \(String(format: "%.2f", report.seconds)) s real time\n"
                 text += "goodput (simulator)  \(Int(simulated.goodputBytesPerSecond.rounded())) B/s in virtual time "
                 text += "(default radio: 2M PHY, 15 ms interval; bound \(Int(simulated.boundBytesPerSecond.rounded())) B/s)\n"
-                text += "retransmissions      \(report.retransmissions)\n"
+                text += "retransmissions      \(report.retransmissions) (\(report.timeoutRetransmissions) on timeout, "
+                text += "\(report.fastRetransmissions) on the peer's acknowledgements)"
+                text += peerDuplicates.map { "; the peer received \($0) chunks it already held\n" } ?? "\n"
+                text += "spurious timeouts    \(report.spuriousTimeouts) (the chunks that expired with the resent one were still arriving)\n"
+                text += "round trip           " + (report.smoothedRoundTripMs.map { String(format: "%.2f ms smoothed", $0) } ?? "not measured")
+                text += String(format: ", retransmission timeout %.2f ms at the end\n", report.retransmissionTimeoutMs)
                 text += "verified             \(report.verified ? "yes (SHA-256 checked by the peer)" : "no")"
                 if let peerVerified { text += peerVerified ? ", the peer stored every byte" : ", the peer did not report completion" }
                 text += "\nnote: \(note)\n"

@@ -1,9 +1,17 @@
 #!/usr/bin/env python3
-# A card terminal and transfer peer on a real (virtual) Bluetooth LE stack, for Vigil's BLE
-# integration tests: a Bumble device that advertises as one of the two terminal families and
-# serves, in one GATT table, both families' services (the 0xAA55 frames and TLV + CRC-16 command
-# protocols), the reliable-transfer service (receiver side, stop-and-wait and window, final
-# size + SHA-256 check), and a small control service for notification floods.
+# Vigil's Bluetooth LE test peer on a real (virtual) stack, for the BLE integration tests (the
+# only Bumble peer: VigilBLEHostTests and the `vigil ble … --stack bumble` commands start it): a
+# Bumble device that advertises as one of the two terminal families, the transfer peer or the
+# GATT echo peer, and serves, in one GATT table, both families' services (the 0xAA55 frames and
+# TLV + CRC-16 command protocols), the reliable-transfer service (receiver side, stop-and-wait
+# and window, final size + SHA-256 check), a small control service for notification floods, and
+# the echo service the host's own GATT tests use (below).
+#
+# The echo service (7A1C0001-…): RX (write, write without response) echoes every value as a
+# notification on TX (truncated to ATT_MTU − 3) and its first 4 bytes as an indication on IND,
+# reporting {"event": "write", "length": …, "head": first 8 bytes hex}; the value DROP makes the
+# peer drop the link instead. LONG is a 300-byte readable value (long reads), REFUSE answers
+# every write with application error 0x80, and 180A/2A29 is a short readable value.
 #
 # With --with-controllers it first starts two Bumble virtual controllers joined by Bumble's
 # local link, each an HCI H4 transport on a loopback TCP port chosen by the kernel: the peer
@@ -65,6 +73,12 @@ import vigil_relay as relay  # noqa: E402
 import vigil_wire as wire  # noqa: E402
 
 PEER_MTU = 247
+ECHO_SERVICE = "7A1C0001-5A5E-4C2B-9E3A-1C2D3E4F5A6B"
+ECHO_RX = "7A1C0002-5A5E-4C2B-9E3A-1C2D3E4F5A6B"
+ECHO_TX = "7A1C0003-5A5E-4C2B-9E3A-1C2D3E4F5A6B"
+ECHO_IND = "7A1C0004-5A5E-4C2B-9E3A-1C2D3E4F5A6B"
+ECHO_LONG = "7A1C0005-5A5E-4C2B-9E3A-1C2D3E4F5A6B"
+ECHO_REFUSE = "7A1C0006-5A5E-4C2B-9E3A-1C2D3E4F5A6B"
 KEY_UPDATE = wire.AA55_CODES["updateWorkKeys"]
 NONCE_LENGTH = 16
 
@@ -174,8 +188,44 @@ class TerminalPeer:
         services.append(Service(wire.CONTROL_SERVICE, [
             self._characteristic(wire.CONTROL_CHARACTERISTIC, write_both | props.NOTIFY, self._control_write),
         ]))
+        services += self._echo_services()
         self.device.add_services(services)
         self.device.gatt_server.max_mtu = PEER_MTU
+
+    def _echo_services(self):
+        """The GATT echo table (see the top of this file)."""
+        props = Characteristic.Properties
+        tx = self._characteristic(ECHO_TX, props.NOTIFY)
+        ind = self._characteristic(ECHO_IND, props.INDICATE)
+
+        def echo(data):
+            emit("write", characteristic=ECHO_RX, length=len(data), head=data[:8].hex())
+            connection = self.connection
+            if connection is None:
+                return
+            if data == b"DROP":
+                # Drop the link from this side, as a peer that resets would.
+                asyncio.get_running_loop().create_task(connection.disconnect())
+                return
+
+            async def send():
+                # Bumble truncates a notification to ATT_MTU − 3.
+                await self.device.notify_subscribers(tx, data)
+                await self.device.indicate_subscribers(ind, data[:4])
+            asyncio.get_running_loop().create_task(send())
+
+        def refuse(connection, value):
+            raise att.ATT_Error(0x80)  # an application error
+
+        long_value = (bytes(range(256)) * 2)[:300]
+        return [
+            Service(ECHO_SERVICE, [
+                self._characteristic(ECHO_RX, props.WRITE | props.WRITE_WITHOUT_RESPONSE, echo), tx, ind,
+                Characteristic(ECHO_LONG, props.READ, Characteristic.READABLE, long_value),
+                Characteristic(ECHO_REFUSE, props.WRITE, Characteristic.WRITEABLE, CharacteristicValue(write=refuse)),
+            ]),
+            Service("180A", [Characteristic("2A29", props.READ, Characteristic.READABLE, b"Vigil")]),
+        ]
 
     # -- notifications, in order -------------------------------------------------------------
 
@@ -331,7 +381,8 @@ class TerminalPeer:
             elif kind == "completed":
                 _, transfer_id, total, verified = action
                 emit("transfer-completed", transfer_id=transfer_id, total=total, verified=verified,
-                     stored=len(self.stored), sha256=hashlib.sha256(self.stored).hexdigest())
+                     stored=len(self.stored), sha256=hashlib.sha256(self.stored).hexdigest(),
+                     duplicates=self.receiver.active["duplicates"] if self.receiver.active else 0)
             elif kind == "abandoned":
                 self.stored.clear()
                 emit("transfer-abandoned", transfer_id=action[1])
@@ -405,6 +456,9 @@ def advertisement(options):
                 ad_structure(0x09, f"AA55-{options.aa55_serial}".encode()))
     if options.advertise == "tlv":
         return flags + ad_structure(0x09, f"TLV-POS {options.tlv_serial}".encode()), b""
+    if options.advertise == "echo":
+        # Service and name in the advertisement itself: 31 bytes, a legacy advertisement's limit.
+        return flags + ad_structure(0x07, uuid_le(ECHO_SERVICE)) + ad_structure(0x09, b"EchoPeer"), b""
     return (flags + ad_structure(0x07, uuid_le(wire.TRANSFER_SERVICE)),
             ad_structure(0x09, b"Vigil Transfer Peer"))
 
@@ -467,8 +521,9 @@ def parse(argv):
     parser.add_argument("--no-peer", action="store_true", help="with --with-controllers: only the controllers")
     parser.add_argument("--transport", default="tcp-client:127.0.0.1:9001",
                         help="the peer's HCI transport when not starting controllers (Bumble syntax)")
-    parser.add_argument("--advertise", choices=["aa55", "tlv", "transfer"], default="aa55",
-                        help="which advertisement: the 0xAA55 terminal (service + name), the TLV terminal (name only), the transfer peer")
+    parser.add_argument("--advertise", choices=["aa55", "tlv", "transfer", "echo"], default="aa55",
+                        help="which advertisement: the 0xAA55 terminal (service + name), the TLV terminal (name only), "
+                             "the transfer peer, the GATT echo peer")
     parser.add_argument("--address", default="F0:F1:F2:F3:F4:F5", help="the peer's random static address")
     parser.add_argument("--aa55-serial", default="A55100042")
     parser.add_argument("--tlv-serial", default="T7700913")

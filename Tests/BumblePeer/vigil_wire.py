@@ -289,6 +289,31 @@ class TerminalBehavior:
         return None
 
 
+def answer_fields(reply):
+    """A terminal answer ("kind", value) as both families carry it: (status, [(field, value)…]) in
+    the order of the wire, the fields named for what they carry ("model", "firmware",
+    "serial", "traceNumber", "checkValues", "entryMode", "maskedPan", "icData", "approved",
+    "scriptResults"). Each family encodes the fields its own way."""
+    kind, value = reply
+    if kind == "status":
+        return value, []
+    if kind == "info":
+        return 0, [("model", value[0]), ("firmware", value[1])]
+    if kind == "serial":
+        return 0, [("serial", value)]
+    if kind == "traceNumber":
+        return 0, [("traceNumber", value)]
+    if kind == "checkValues":
+        return 0, [("checkValues", value)]
+    if kind == "card":
+        mode, pan, ic_data = value
+        return 0, [("entryMode", mode), ("maskedPan", pan), ("icData", ic_data)]
+    if kind == "secondAuthorization":
+        approved, script = value
+        return 0, [("approved", approved), ("scriptResults", script)]
+    return 0, []
+
+
 class FramedTerminalWire:
     """The 0xAA55 family, terminal side (FramedTerminalWire.swift)."""
 
@@ -338,35 +363,23 @@ class FramedTerminalWire:
         return encode_frame(command | 0x80, self.answer_payload(reply))
 
     def answer_payload(self, reply):
-        """The payload of the answer frame to `reply` (for an authenticated answer: its body)."""
-        kind, value = reply
-        payload = bytearray([0])
-
-        def string(text):
-            data = text.encode()[:255]
-            payload.append(len(data))
-            payload.extend(data)
-
-        if kind == "status":
-            payload[0] = value
-        elif kind == "info":
-            string(value[0])
-            string(value[1])
-        elif kind == "serial":
-            string(value)
-        elif kind == "traceNumber":
-            payload += struct.pack(">I", value)
-        elif kind == "checkValues":
-            payload += value
-        elif kind == "card":
-            mode, pan, ic_data = value
-            payload.append(mode)
-            string(pan)
-            payload += struct.pack(">H", len(ic_data)) + ic_data
-        elif kind == "secondAuthorization":
-            approved, script = value
-            payload.append(1 if approved else 0)
-            payload += struct.pack(">H", len(script)) + script
+        """The payload of the answer frame to `reply` (for an authenticated answer: its body):
+        the status byte, then each field: strings as length byte + UTF-8 (at most 255 bytes),
+        the trace number u32 BE, byte strings of variable length behind a u16 BE length."""
+        status, fields = answer_fields(reply)
+        payload = bytearray([status])
+        for field, value in fields:
+            if field in ("model", "firmware", "serial", "maskedPan"):
+                data = value.encode()[:255]
+                payload += bytes([len(data)]) + data
+            elif field == "traceNumber":
+                payload += struct.pack(">I", value)
+            elif field in ("entryMode", "approved"):
+                payload.append(int(value))
+            elif field in ("icData", "scriptResults"):
+                payload += struct.pack(">H", len(value)) + value
+            else:  # checkValues: four bytes per key, their count known from the request
+                payload += value
         return bytes(payload)
 
 
@@ -409,28 +422,25 @@ class TLVTerminalWire:
             out.append((name, argument, (command[0], sequence[0])))
         return out
 
+    # Each answer field's tag; strings are UTF-8, the trace number u32 LE, flags one byte.
+    tags = {"model": TLVTag.MODEL, "firmware": TLVTag.FIRMWARE, "serial": TLVTag.SERIAL,
+            "traceNumber": TLVTag.TRACE_NUMBER, "checkValues": TLVTag.CHECK_VALUES, "entryMode": TLVTag.ENTRY_MODE,
+            "maskedPan": TLVTag.MASKED_PAN, "icData": TLVTag.IC_DATA, "approved": TLVTag.APPROVED,
+            "scriptResults": TLVTag.SCRIPT_RESULTS}
+
     def encode(self, reply, address):
-        kind, value = reply
         command, sequence = address
-        elements = [(TLVTag.COMMAND, bytes([command])), (TLVTag.SEQUENCE, bytes([sequence]))]
-        status = 0
-        if kind == "status":
-            status = value
-        elif kind == "info":
-            elements += [(TLVTag.MODEL, value[0].encode()), (TLVTag.FIRMWARE, value[1].encode())]
-        elif kind == "serial":
-            elements.append((TLVTag.SERIAL, value.encode()))
-        elif kind == "traceNumber":
-            elements.append((TLVTag.TRACE_NUMBER, struct.pack("<I", value)))
-        elif kind == "checkValues":
-            elements.append((TLVTag.CHECK_VALUES, value))
-        elif kind == "card":
-            mode, pan, ic_data = value
-            elements += [(TLVTag.ENTRY_MODE, bytes([mode])), (TLVTag.MASKED_PAN, pan.encode()), (TLVTag.IC_DATA, ic_data)]
-        elif kind == "secondAuthorization":
-            approved, script = value
-            elements += [(TLVTag.APPROVED, bytes([1 if approved else 0])), (TLVTag.SCRIPT_RESULTS, script)]
-        elements.insert(2, (TLVTag.STATUS, bytes([status])))
+        status, fields = answer_fields(reply)
+        elements = [(TLVTag.COMMAND, bytes([command])), (TLVTag.SEQUENCE, bytes([sequence])),
+                    (TLVTag.STATUS, bytes([status]))]
+        for field, value in fields:
+            if isinstance(value, str):
+                value = value.encode()
+            elif field == "traceNumber":
+                value = struct.pack("<I", value)
+            elif isinstance(value, (bool, int)):
+                value = bytes([int(value)])
+            elements.append((self.tags[field], value))
         return encode_tlv(elements)
 
 
@@ -604,7 +614,7 @@ class TransferReceiver:
         self.active = {"start": start, "id": transfer_id, "total": total, "chunk_size": chunk_size, "mode": mode,
                        "sha": sha, "chunks": chunk_count, "wide": chunk_count > 65536, "window": granted,
                        "next": 0, "highest": None, "held": {}, "hasher": hashlib.sha256(), "unacked": 0,
-                       "deadline": None, "outcome": None}
+                       "deadline": None, "outcome": None, "duplicates": 0}
         actions.append(("began", transfer_id, total, 0))
         actions.append(("send", seal(struct.pack("<BBIHI", T_START_ACK, START_ACCEPTED, transfer_id, granted, 0))))
         if chunk_count == 0:
@@ -629,6 +639,8 @@ class TransferReceiver:
             self._ack(True, actions)
             return
         duplicate = sequence < a["next"] or sequence in a["held"]
+        if duplicate:
+            a["duplicates"] += 1  # a chunk resent although it had arrived: the resend was spurious
         if not duplicate and sequence >= a["next"] + a["window"]:
             actions.append(("rejected", f"chunk {sequence} outside window {a['next']}..<{a['next'] + a['window']}"))
             self._ack(True, actions)

@@ -61,18 +61,35 @@ private final class Session: @unchecked Sendable {
     }
 }
 
-@Suite(.enabled(if: BumblePeer.isAvailable, "needs Bumble (VIGIL_BUMBLE_PYTHON or .build/bumble-venv)"), .serialized)
+extension BumbleTerminalPeer {
+    /// Whether the peer reports `name` (satisfying `matching`) within 5 s.
+    fileprivate func reported(_ name: String, matching: (Event) -> Bool = { _ in true }) -> Bool {
+        (try? waitForEvent(name, timeout: 5, matching: matching)) != nil
+    }
+
+    /// Whether the peer has reported `name` at least `count` times within 5 s.
+    fileprivate func reported(_ count: Int, _ name: String) -> Bool {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            if events.filter({ $0.name == name }).count >= count { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+}
+
+@Suite(.enabled(if: BumbleTerminalPeer.isInstalled, "needs Bumble (VIGIL_BUMBLE_PYTHON or .build/bumble-venv)"), .serialized)
 struct BumbleStackTests {
     @Test func scansConnectsNegotiatesMTU247AndDiscoversTheService() throws {
-        let peer = try BumblePeer()
+        let peer = try BumbleTerminalPeer(.init(advertisement: .echoPeer))
         defer { peer.stop() }
-        let session = try Session(port: peer.port)
+        let session = try Session(port: peer.hostPort)
         #expect(session.log.wait { if case .powerChanged(true) = $0 { return true }; return nil } == true)
         session.run { $0.startScan(services: [Session.service]) }
         let advertisement = try #require(session.log.wait { if case .advertisement(let a) = $0 { return a }; return nil })
         #expect(advertisement.peer.rawValue == "F0:F1:F2:F3:F4:F5/random")
         #expect(advertisement.services.contains(Session.service))
-        #expect(advertisement.name == "BumblePeer")
+        #expect(advertisement.name == "EchoPeer")
         session.peer = advertisement.peer
         session.run { $0.stopScan(); $0.connect(advertisement.peer) }
         #expect(session.log.wait { if case .connected = $0 { return true }; return nil } == true)
@@ -80,7 +97,7 @@ struct BumbleStackTests {
             #expect(transport.maximumWriteLength(.withoutResponse, for: advertisement.peer) == 244)
             #expect(transport.link(advertisement.peer)?.att.mtu == 247)
         }
-        #expect(peer.waitFor({ $0 == "MTU 247" }, seconds: 5))
+        #expect(peer.reported("mtu") { $0.int("mtu") == 247 })
         let wanted = [Session.rx, Session.tx, Session.ind, Session.long, Session.refuse]
         session.run { $0.discover(service: Session.service, characteristics: wanted + ["7A1C00FF-5A5E-4C2B-9E3A-1C2D3E4F5A6B"], on: advertisement.peer) }
         let found = try #require(session.log.wait { if case .servicesDiscovered(_, let r) = $0 { return r }; return nil })
@@ -106,7 +123,7 @@ struct BumbleStackTests {
         session.run { $0.write(long, characteristic: Session.rx, type: .withResponse, on: advertisement.peer) }
         let wroteLong = try #require(session.log.wait { if case .wrote(_, _, let r) = $0 { return r }; return nil })
         #expect((try? wroteLong.get()) != nil)
-        #expect(peer.waitFor({ $0.hasPrefix("WRITE 400 ") }, seconds: 5))
+        #expect(peer.reported("write") { $0.int("length") == 400 })
         let echoedLong = session.log.wait { if case .valueReceived(_, Session.tx, let v) = $0 { return v }; return nil }
         #expect(echoedLong == Array(long.prefix(244)))
 
@@ -115,7 +132,7 @@ struct BumbleStackTests {
             #expect(transport.canSendWriteWithoutResponse(advertisement.peer))
             transport.write([UInt8](repeating: 0x5A, count: 244), characteristic: Session.rx, type: .withoutResponse, on: advertisement.peer)
         }
-        #expect(peer.waitFor({ $0.hasPrefix("WRITE 244 5a5a") }, seconds: 5))
+        #expect(peer.reported("write") { $0.int("length") == 244 && $0.string("head")?.hasPrefix("5a5a") == true })
 
         // A write the peer refuses surfaces the ATT error code.
         session.run { $0.write([1], characteristic: Session.refuse, type: .withResponse, on: advertisement.peer) }
@@ -145,15 +162,15 @@ struct BumbleStackTests {
         session.run { $0.cancelConnection(advertisement.peer) }
         let reason = session.log.wait { if case .disconnected(_, let r) = $0 { return r }; return nil }
         #expect(reason == .localHostTerminated)
-        #expect(peer.waitFor({ $0.hasPrefix("DISCONNECTED") }, seconds: 5))
+        #expect(peer.reported("disconnected"))
         session.run { $0.host.close() }
     }
 
     @Test func bleConnectionRunsUnchangedOverTheHost() throws {
-        let peer = try BumblePeer()
+        let peer = try BumbleTerminalPeer(.init(advertisement: .echoPeer))
         defer { peer.stop() }
         let scheduler = DispatchLinkScheduler()
-        let transport = try HostTransport.open(.tcp(host: "127.0.0.1", port: peer.port), scheduler: scheduler)
+        let transport = try HostTransport.open(.tcp(host: "127.0.0.1", port: peer.hostPort), scheduler: scheduler)
         final class Seen: @unchecked Sendable {
             var states: [String] = []
             var values: [(BLEUUID, [UInt8])] = []
@@ -197,7 +214,7 @@ struct BumbleStackTests {
                 Issue.record("Write Command refused: \(error)")
             }
         }
-        #expect(peer.waitFor({ $0.hasPrefix("WRITE 244 3333") }, seconds: 5))
+        #expect(peer.reported("write") { $0.int("length") == 244 && $0.string("head")?.hasPrefix("3333") == true })
 
         // The peer drops the link: the connection reconnects on its own, through a new
         // connection handle, discovery and subscriptions again.
@@ -213,15 +230,15 @@ struct BumbleStackTests {
         #expect(scheduler.queue.sync { seen.values.last { $0.0 == Session.tx }?.1 } == Array("again".utf8))
         scheduler.queue.sync { connection.disconnect() }
         #expect(waitFor { seen.states.last == "idle" })
-        #expect(peer.waitFor({ $0.hasPrefix("DISCONNECTED") }, seconds: 5))
+        #expect(peer.reported(2, "disconnected"))
         scheduler.queue.sync { transport.host.close() }
     }
 
     @Test func writeCommandsStreamWithoutLossUnderTheControllersFlowControl() throws {
-        let peer = try BumblePeer()
+        let peer = try BumbleTerminalPeer(.init(advertisement: .echoPeer))
         defer { peer.stop() }
         let scheduler = DispatchLinkScheduler()
-        let transport = try HostTransport.open(.tcp(host: "127.0.0.1", port: peer.port), scheduler: scheduler)
+        let transport = try HostTransport.open(.tcp(host: "127.0.0.1", port: peer.hostPort), scheduler: scheduler)
         final class Stream: @unchecked Sendable {
             var ready = false
             var sent = 0
@@ -269,10 +286,10 @@ struct BumbleStackTests {
             // The controller's 64 buffers were the limit, never exceeded.
             #expect(transport.host.statistics.maximumACLInFlight <= transport.host.aclBufferCount)
         }
-        let writes = peer.log.filter { $0.hasPrefix("WRITE 244 ") }
+        let writes = peer.events.filter { $0.name == "write" && $0.int("length") == 244 }
         #expect(writes.count == total)
         // In order: the first two bytes count up.
-        #expect(writes.map { String($0.dropFirst(10).prefix(4)) } == (0..<total).map { String(format: "%04x", $0) })
+        #expect(writes.map { String(($0.string("head") ?? "").prefix(4)) } == (0..<total).map { String(format: "%04x", $0) })
         scheduler.queue.sync { connection.disconnect() }
         scheduler.queue.sync { transport.host.close() }
     }

@@ -6,8 +6,9 @@ import Glibc
 /// A throwaway Bluetooth LE world for integration tests: two Bumble virtual controllers joined
 /// by Bumble's local link, each an HCI H4 transport on a loopback TCP port the kernel picked,
 /// and on one of them `Tests/BumblePeer/terminal_peer.py` — a Bumble device that advertises as a
-/// card terminal (or the transfer peer) and serves both terminal families, the transfer
-/// receiver and a flood control service. The host under test connects to ``hostPort``.
+/// card terminal (or the transfer peer, or the GATT echo peer) and serves both terminal families,
+/// the transfer receiver, a flood control service and the echo service the host's GATT tests
+/// use. The host under test connects to ``hostPort``.
 ///
 /// Started in a temporary directory, stopped (SIGTERM, then SIGKILL) by ``stop()`` or deinit.
 /// The peer reports what it does as JSON lines (``events``): terminal commands, connections,
@@ -25,6 +26,10 @@ public final class BumbleTerminalPeer: @unchecked Sendable {
         case tlvTerminal = "tlv"
         /// The transfer peer: the transfer service UUID, name `Vigil Transfer Peer`.
         case transferPeer = "transfer"
+        /// The GATT echo peer: the echo service UUID (`7A1C0001-…`), name `EchoPeer`, both in the
+        /// advertisement. Writes to its RX come back as a notification and an indication and
+        /// are reported as `write` events (`length`, `head`: the first 8 bytes in hex).
+        case echoPeer = "echo"
     }
 
     /// A man in the middle on the `0xAA55` writes (`Tests/BumblePeer/vigil_relay.py`, the
@@ -132,6 +137,9 @@ public final class BumbleTerminalPeer: @unchecked Sendable {
         }
         return BuildProducts.packageRoot.appendingPathComponent(".build/bumble-venv/bin/python")
     }
+
+    /// Whether the venv's Python (``python``) is there, for suites that skip without Bumble.
+    public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: python.path) }
 
     /// `Tests/BumblePeer/terminal_peer.py`.
     public static var script: URL {

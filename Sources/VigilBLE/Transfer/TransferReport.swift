@@ -16,6 +16,19 @@ public struct TransferReport: Sendable, Hashable {
     public var window: Int
     /// Chunks sent more than once.
     public var retransmissions: Int
+    /// Of ``retransmissions``: resends because a chunk's retransmission timeout expired.
+    public var timeoutRetransmissions: Int = 0
+    /// Of ``retransmissions``: resends because a chunk sent later was acknowledged first, or a
+    /// NACK named the chunk (window mode), or the peer's ATT layer refused it (stop-and-wait).
+    public var fastRetransmissions: Int = 0
+    /// Timeouts the next acknowledgement showed to be spurious (window mode): the chunks that
+    /// expired with the one the timeout resent were still arriving, so they were not resent.
+    public var spuriousTimeouts: Int = 0
+    /// The smoothed round-trip time at the end (ms); nil when no chunk was acknowledged on its
+    /// first send.
+    public var smoothedRoundTripMs: Double?
+    /// The retransmission timeout at the end (ms).
+    public var retransmissionTimeoutMs: Double = 0
     /// Times the transfer resumed after the link came back.
     public var resumes: Int
     /// Notifications that failed to parse (ignored).

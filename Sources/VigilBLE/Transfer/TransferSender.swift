@@ -9,7 +9,8 @@ import VigilCore
 ///   (`canSendWriteWithoutResponse`), never into a full buffer, and keeps at most the window
 ///   of chunks beyond the cumulative ACK in flight. A chunk is resent when a chunk sent after
 ///   it was acknowledged while it was not (selective repeat), when a NACK names it, or when
-///   its retransmission timeout (adaptive, Karn's rule, exponential backoff) expires.
+///   its retransmission timeout expires (``RoundTripEstimator``: one sample per acknowledgement,
+///   Karn's rule, exponential backoff).
 /// - Stop-and-wait sends each chunk as a Write Request and the next after its ACK.
 /// - When the link drops, the transfer pauses; when the connection is ready again it sends
 ///   START again and resumes from the peer's `resumeFrom` (the peer keeps what it verified).
@@ -37,6 +38,10 @@ public final class TransferSender {
 
     private enum Phase { case created, waitingForLink, starting, streaming, finishing, finished }
 
+    /// Why a chunk is sent again: its timeout expired, or the peer's acknowledgements said it
+    /// was missing (a later chunk acknowledged first, a NACK, an ATT refusal).
+    private enum ResendCause { case timeout, fast }
+
     private struct Flight {
         var firstTransmission: UInt64
         var lastTransmission: UInt64
@@ -44,6 +49,7 @@ public final class TransferSender {
         var transmissions: Int
         var acknowledged = false
         var queued = false
+        var resendCause = ResendCause.fast
     }
 
     private var phase = Phase.created
@@ -60,9 +66,10 @@ public final class TransferSender {
     private var retransmitHead = 0
     private var transmissionCounter: UInt64 = 0
     private var highestDeliveredTransmission: UInt64 = 0
-    private var smoothedRTT: Double?
-    private var rttVariance: Double = 0
-    private var retransmissionTimeout: Double
+    private var roundTrip: RoundTripEstimator
+    /// The send time of the oldest chunk, sent once, that the acknowledgement being handled newly
+    /// covers: its one round-trip sample.
+    private var oldestNewlyAcknowledged: MonotonicInstant?
     private var rtoTimer: ScheduledTask?
     private var controlTimer: ScheduledTask?
     private var controlAttempts = 0
@@ -70,6 +77,12 @@ public final class TransferSender {
     private var stopAndWaitOutstanding: UInt64?
     private var queryPending = false
     private var retransmissions = 0
+    /// Chunks that expired with the one a timeout resent, kept back until the next
+    /// acknowledgement shows whether they were lost (``settleSuspects()``).
+    private var suspects: [UInt64] = []
+    private var suspectsHadOneAck = false
+    private var spuriousTimeouts = 0
+    private var timeoutRetransmissions = 0
     private var resumes = 0
     private var malformed = 0
     private var started: MonotonicInstant?
@@ -88,7 +101,9 @@ public final class TransferSender {
         self.completion = completion
         var random = SystemRandomNumberGenerator()
         self.transferId = configuration.transferId ?? max(1, UInt32.random(in: 1...UInt32.max, using: &random))
-        self.retransmissionTimeout = configuration.initialRetransmissionTimeoutMs * 1e6
+        self.roundTrip = RoundTripEstimator(initial: configuration.initialRetransmissionTimeoutMs * 1e6,
+                                            minimum: configuration.minRetransmissionTimeoutMs * 1e6,
+                                            maximum: configuration.maxRetransmissionTimeoutMs * 1e6)
     }
 
     /// Whether the transfer has ended.
@@ -141,6 +156,7 @@ public final class TransferSender {
         phase = .starting
         controlAttempts = 0
         flights.removeAll(keepingCapacity: true)
+        suspects.removeAll()
         clearRetransmitQueue()
         stopAndWaitOutstanding = nil
         lastHeard = scheduler.now
@@ -246,6 +262,8 @@ public final class TransferSender {
         transmissionCounter += 1
         let now = scheduler.now
         if var flight = previous {
+            if retransmission && flight.resendCause == .timeout { timeoutRetransmissions += 1 }
+            flight.resendCause = .fast
             flight.transmissions += 1
             flight.lastTransmission = transmissionCounter
             flight.lastSent = now
@@ -275,9 +293,10 @@ public final class TransferSender {
         return nil
     }
 
-    private func queueRetransmission(_ sequence: UInt64) {
+    private func queueRetransmission(_ sequence: UInt64, cause: ResendCause) {
         guard var flight = flights[sequence], !flight.acknowledged, !flight.queued else { return }
         flight.queued = true
+        flight.resendCause = cause
         flights[sequence] = flight
         retransmitQueue.append(sequence)
     }
@@ -325,6 +344,7 @@ public final class TransferSender {
         nextNew = resume
         sentHighWater = max(sentHighWater, resume)
         flights.removeAll(keepingCapacity: true)
+        suspects.removeAll()
         clearRetransmitQueue()
         stopAndWaitOutstanding = nil
         if base == chunkCount {
@@ -348,6 +368,7 @@ public final class TransferSender {
         }
         let now = scheduler.now
         lastHeard = now
+        oldestNewlyAcknowledged = nil
         var progressed = false
         if cumulative > base {
             for sequence in base..<min(cumulative, max(nextNew, base)) {
@@ -367,7 +388,12 @@ public final class TransferSender {
                 progressed = true
             }
         }
-        if progressed { updateTimeoutFromEstimate() }
+        if let sent = oldestNewlyAcknowledged {
+            // One sample per acknowledgement, its oldest chunk's: the chunks one acknowledgement
+            // covers were sent moments apart, and their near-equal samples would otherwise shrink
+            // the deviation (and the timeout) to almost nothing between two acknowledgements.
+            roundTrip.add(sample: Double(now.nanoseconds(since: sent)))
+        }
         switch configuration.mode {
         case .stopAndWait:
             if let outstanding = stopAndWaitOutstanding {
@@ -379,6 +405,7 @@ public final class TransferSender {
                 }
             }
         case .window:
+            settleSuspects(progressed: progressed)
             detectLosses(nack: ack.isNack, now: now)
         }
         if base == chunkCount {
@@ -390,21 +417,29 @@ public final class TransferSender {
 
     private func acknowledged(_ flight: Flight, at now: MonotonicInstant) {
         highestDeliveredTransmission = max(highestDeliveredTransmission, flight.firstTransmission)
-        guard flight.transmissions == 1 else { return }  // Karn: ambiguous samples are skipped
-        let sample = Double(now.nanoseconds(since: flight.lastSent))
-        if let smoothed = smoothedRTT {
-            rttVariance = 0.75 * rttVariance + 0.25 * abs(smoothed - sample)
-            smoothedRTT = 0.875 * smoothed + 0.125 * sample
-        } else {
-            smoothedRTT = sample
-            rttVariance = sample / 2
-        }
+        guard flight.transmissions == 1 else { return }  // Karn: a resent chunk's round trip is ambiguous
+        oldestNewlyAcknowledged = min(oldestNewlyAcknowledged ?? flight.lastSent, flight.lastSent)
     }
 
-    private func updateTimeoutFromEstimate() {
-        guard let smoothed = smoothedRTT else { return }
-        let timeout = smoothed + max(4 * rttVariance, 1e6)
-        retransmissionTimeout = min(max(timeout, configuration.minRetransmissionTimeoutMs * 1e6), configuration.maxRetransmissionTimeoutMs * 1e6)
+    /// The acknowledgements after a timeout decide about the other chunks that expired with it
+    /// (much as F-RTO, RFC 5682, does): when one covers any of them, sends from before the
+    /// timeout are still arriving — the timeout was spurious, the late acknowledgement of a peer
+    /// that stalled — and none is resent (a really lost one is found by selective repeat once a
+    /// later chunk is acknowledged). When an acknowledgement covers none of them they are resent,
+    /// except that the first one may have left the peer before they arrived: if it made progress,
+    /// the second decides. `progressed`: the acknowledgement covered chunks not covered before.
+    private func settleSuspects(progressed: Bool) {
+        guard !suspects.isEmpty else { return }
+        if suspects.contains(where: { sequence in sequence < base || flights[sequence]?.acknowledged == true }) {
+            spuriousTimeouts += 1
+        } else if progressed && !suspectsHadOneAck {
+            suspectsHadOneAck = true
+            return
+        } else {
+            for sequence in suspects { queueRetransmission(sequence, cause: .timeout) }
+        }
+        suspects.removeAll()
+        suspectsHadOneAck = false
     }
 
     /// Selective repeat: a chunk whose last send precedes the first send of a chunk the peer
@@ -414,10 +449,10 @@ public final class TransferSender {
         for sequence in base..<nextNew {
             guard let flight = flights[sequence], !flight.acknowledged, !flight.queued else { continue }
             if flight.lastTransmission < highestDeliveredTransmission {
-                queueRetransmission(sequence)
+                queueRetransmission(sequence, cause: .fast)
             } else if nack && sequence == base,
-                      Double(now.nanoseconds(since: flight.lastSent)) >= (smoothedRTT ?? retransmissionTimeout) / 2 {
-                queueRetransmission(sequence)
+                      Double(now.nanoseconds(since: flight.lastSent)) >= (roundTrip.smoothed ?? roundTrip.timeout) / 2 {
+                queueRetransmission(sequence, cause: .fast)
             }
         }
     }
@@ -486,7 +521,7 @@ public final class TransferSender {
             }
         }
         let from = earliest ?? scheduler.now
-        let deadline = from.advanced(byNanoseconds: Int64(retransmissionTimeout))
+        let deadline = from.advanced(byNanoseconds: Int64(roundTrip.timeout))
         // Never due in the past: a timer that finds nothing to do must not spin at one instant.
         let earliestAllowed = scheduler.now.advanced(byMilliseconds: 1)
         rtoTimer = scheduler.schedule(at: max(deadline, earliestAllowed), label: "transfer retransmission timeout") { [weak self] in
@@ -502,19 +537,32 @@ public final class TransferSender {
         guard silentFor < configuration.peerSilenceTimeoutMs else {
             return finish(.failure(.peerSilent(phase: "stream", afterMs: silentFor)))
         }
-        var expired = false
+        var expired: [UInt64] = []
         if nextNew > base {
             for sequence in base..<nextNew {
-                guard let flight = flights[sequence], !flight.acknowledged, !flight.queued,
-                      Double(now.nanoseconds(since: flight.lastSent)) >= retransmissionTimeout else { continue }
-                expired = true
-                if configuration.mode == .window { queueRetransmission(sequence) }
+                guard var flight = flights[sequence], !flight.acknowledged, !flight.queued,
+                      Double(now.nanoseconds(since: flight.lastSent)) >= roundTrip.timeout else { continue }
+                expired.append(sequence)
+                if configuration.mode == .stopAndWait {
+                    flight.resendCause = .timeout
+                    flights[sequence] = flight
+                }
             }
         }
-        if configuration.mode == .stopAndWait, expired { stopAndWaitOutstanding = nil }
-        if expired {
-            retransmissionTimeout = min(retransmissionTimeout * 2, configuration.maxRetransmissionTimeoutMs * 1e6)
+        if configuration.mode == .window, let oldest = expired.first {
+            if suspects.isEmpty {
+                // Resend the oldest only; the next acknowledgement says whether the rest were lost.
+                queueRetransmission(oldest, cause: .timeout)
+                suspects = Array(expired.dropFirst())
+                suspectsHadOneAck = false
+            } else {
+                // A second expiry before any acknowledgement: the link lost them; resend them all.
+                for sequence in suspects + expired { queueRetransmission(sequence, cause: .timeout) }
+                suspects.removeAll()
+            }
         }
+        if configuration.mode == .stopAndWait, !expired.isEmpty { stopAndWaitOutstanding = nil }
+        if !expired.isEmpty { roundTrip.backOff() }
         pump()
         armRetransmissionTimer()
     }
@@ -569,6 +617,7 @@ public final class TransferSender {
             session += 1
             cancelTimers()
             flights.removeAll(keepingCapacity: true)
+            suspects.removeAll()
             clearRetransmitQueue()
             stopAndWaitOutstanding = nil
             queryPending = false
@@ -592,8 +641,11 @@ public final class TransferSender {
         let now = scheduler.now
         let report = TransferReport(
             transferId: transferId, bytes: payload.count, chunkCount: Int(chunkCount), chunkSize: chunkSize,
-            mode: configuration.mode, window: Int(window), retransmissions: retransmissions, resumes: resumes,
-            malformedPackets: malformed, started: started ?? now, finished: now, verified: true)
+            mode: configuration.mode, window: Int(window), retransmissions: retransmissions,
+            timeoutRetransmissions: timeoutRetransmissions, fastRetransmissions: retransmissions - timeoutRetransmissions,
+            spuriousTimeouts: spuriousTimeouts,
+            smoothedRoundTripMs: roundTrip.smoothed.map { $0 / 1e6 }, retransmissionTimeoutMs: roundTrip.timeout / 1e6,
+            resumes: resumes, malformedPackets: malformed, started: started ?? now, finished: now, verified: true)
         span?["ble.transfer.goodput_bps"] = .double(report.goodputBytesPerSecond)
         finish(.success(report))
     }
@@ -607,6 +659,7 @@ public final class TransferSender {
         if let observer { connection.removeObserver(observer) }
         observer = nil
         flights.removeAll()
+        suspects.removeAll()
         clearRetransmitQueue()
         if case .failure(let error) = result, wasActive, connection.canSendWriteWithoutResponse {
             let reason: TransferAbort.Reason
