@@ -373,7 +373,7 @@ public final class TransferSender {
         if cumulative > base {
             for sequence in base..<min(cumulative, max(nextNew, base)) {
                 if let flight = flights.removeValue(forKey: sequence), !flight.acknowledged {
-                    acknowledged(flight, at: now)
+                    acknowledged(flight)
                 }
             }
             base = cumulative
@@ -384,7 +384,7 @@ public final class TransferSender {
             if var flight = flights[sequence], !flight.acknowledged {
                 flight.acknowledged = true
                 flights[sequence] = flight
-                acknowledged(flight, at: now)
+                acknowledged(flight)
                 progressed = true
             }
         }
@@ -415,7 +415,7 @@ public final class TransferSender {
         }
     }
 
-    private func acknowledged(_ flight: Flight, at now: MonotonicInstant) {
+    private func acknowledged(_ flight: Flight) {
         highestDeliveredTransmission = max(highestDeliveredTransmission, flight.firstTransmission)
         guard flight.transmissions == 1 else { return }  // Karn: a resent chunk's round trip is ambiguous
         oldestNewlyAcknowledged = min(oldestNewlyAcknowledged ?? flight.lastSent, flight.lastSent)
