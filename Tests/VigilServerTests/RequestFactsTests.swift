@@ -89,6 +89,61 @@ extension BothStores {
             #expect(left.count == 1 && left.values.first == facts[left.keys.first ?? ""])
         }
 
+        /// The table's key and index definitions as the database reports them, by name.
+        static func layout(_ store: ServerStore) throws -> [String: String] {
+            try store.database.read { connection in
+                let sql = connection.dialect == .sqlite
+                    ? "SELECT name, sql FROM sqlite_master WHERE tbl_name = 'request_facts' AND sql IS NOT NULL"
+                    : "SELECT indexname AS name, indexdef AS sql FROM pg_indexes WHERE tablename = 'request_facts'"
+                var layout: [String: String] = [:]
+                for row in try connection.query(sql) { layout[row.string("name") ?? ""] = row.string("sql") ?? "" }
+                return layout
+            }
+        }
+
+        @Test("a version-9 database moves to version 10: the facts are keyed by (project, time, event), the time index is gone, rows kept",
+              arguments: StoreKind.allCases)
+        func versionNineToTen(kind: StoreKind) throws {
+            let directory = try TemporaryDirectory(prefix: "facts")
+            let location = try kind.freshLocation(in: directory)
+            let old = try ServerStore.open(location)
+            let (project, _) = try old.createProject(name: "shop")
+            try ProcessingTests.ingest(old, project, NetworkBreakdownTests.traffic())
+            let facts = try Self.facts(old, projectID: project.id)
+            #expect(facts.count == 17)
+            // Back to version 9's table, filled by its own statement from the stored events.
+            try old.database.write { connection in
+                try SchemaMigrationTests.undoVersionNine(connection)
+                for statement in Schema.migrations(connection.dialect)[8] { try connection.execute(statement) }
+                try connection.execute("DELETE FROM vigil_schema WHERE version > 9")
+            }
+            #expect(try old.schemaVersion() == 9)
+            let before = try Self.layout(old)
+            #expect(before["request_facts_time"] != nil)
+            #expect(try Self.facts(old, projectID: project.id) == facts)
+            old.database.close()
+
+            let store = try ServerStore.open(location)
+            defer { store.database.close() }
+            #expect(try store.schemaVersion() == Schema.currentVersion)
+            #expect(try Self.facts(store, projectID: project.id) == facts)
+            let after = try Self.layout(store)
+            #expect(after["request_facts_time"] == nil)
+            for index in ["request_facts_version", "request_facts_os", "request_facts_device", "request_facts_page"] {
+                #expect(after[index] != nil, "\(index) kept")
+            }
+            switch kind {
+            case .sqlite:
+                let table = after["request_facts"] ?? ""
+                #expect(table.contains("PRIMARY KEY (project_id, occurred_at, event_id)") && table.contains("WITHOUT ROWID"))
+            case .postgres:
+                #expect(after["request_facts_pkey"]?.contains("(project_id, occurred_at, event_id)") == true)
+            }
+            // The views read the moved rows; new requests and pruning work on the new key.
+            try ProcessingTests.ingest(store, project, NetworkBreakdownTests.traffic())
+            #expect(try Self.facts(store, projectID: project.id).count == 34)
+        }
+
         @Test("a version-8 database with requests moves to version 9 with a row per stored request", arguments: StoreKind.allCases)
         func migrationFillsTheFacts(kind: StoreKind) throws {
             let directory = try TemporaryDirectory(prefix: "facts")

@@ -5,17 +5,72 @@
 /// Times are milliseconds since 1970 (UTC) in `BIGINT` columns; JSON is stored as `TEXT`.
 enum Schema {
     /// The version this server writes.
-    static let currentVersion = 9
+    static let currentVersion = 10
 
     /// Migration `n` (1-based) brings a database at version `n - 1` to `n`.
     static func migrations(_ dialect: SQLDialect) -> [[String]] {
-        [version1(dialect), version2, version3(dialect), version4, version5(dialect), version6(dialect), version7(dialect), version8, version9(dialect)]
+        [version1(dialect), version2, version3(dialect), version4, version5(dialect), version6(dialect), version7(dialect), version8, version9(dialect),
+         version10(dialect)]
+    }
+
+    /// Version 10: `request_facts` keyed by time. Its key was `(project_id, event_id)`: event
+    /// ids are random, so every request stored put an entry at a random place of that index (a
+    /// page to read and write back per request once the table outgrew the cache), besides a
+    /// separate `(project_id, occurred_at)` index for the views' time ranges. The key is now
+    /// `(project_id, occurred_at, event_id)`, which grows at its end and serves the time ranges
+    /// itself: one index fewer per request, and no random one. On SQLite the table is
+    /// `WITHOUT ROWID`, its rows stored in that order; on PostgreSQL the primary key is swapped.
+    /// Rows are kept.
+    private static func version10(_ d: SQLDialect) -> [String] {
+        let columns = ServerStore.requestFactColumns.joined(separator: ", ")
+        switch d {
+        case .sqlite:
+            return [
+                """
+                CREATE TABLE request_facts_by_time (
+                    project_id BIGINT NOT NULL,
+                    event_id TEXT NOT NULL,
+                    occurred_at BIGINT NOT NULL,
+                    app_version TEXT NOT NULL,
+                    os_version TEXT NOT NULL,
+                    device_model TEXT NOT NULL,
+                    page TEXT,
+                    network TEXT NOT NULL,
+                    template TEXT,
+                    status DOUBLE PRECISION,
+                    failed SMALLINT NOT NULL,
+                    duration_ms DOUBLE PRECISION,
+                    total_ms DOUBLE PRECISION,
+                    dns_ms DOUBLE PRECISION,
+                    connect_ms DOUBLE PRECISION,
+                    tls_ms DOUBLE PRECISION,
+                    request_ms DOUBLE PRECISION,
+                    ttfb_ms DOUBLE PRECISION,
+                    response_ms DOUBLE PRECISION,
+                    PRIMARY KEY (project_id, occurred_at, event_id)
+                ) WITHOUT ROWID
+                """,
+                "INSERT INTO request_facts_by_time (\(columns)) SELECT \(columns) FROM request_facts",
+                "DROP TABLE request_facts",
+                "ALTER TABLE request_facts_by_time RENAME TO request_facts",
+                "CREATE INDEX request_facts_version ON request_facts (project_id, app_version, occurred_at)",
+                "CREATE INDEX request_facts_os ON request_facts (project_id, os_version, occurred_at)",
+                "CREATE INDEX request_facts_device ON request_facts (project_id, device_model, occurred_at)",
+                "CREATE INDEX request_facts_page ON request_facts (project_id, page, occurred_at)",
+            ]
+        case .postgres:
+            return [
+                "ALTER TABLE request_facts DROP CONSTRAINT request_facts_pkey",
+                "ALTER TABLE request_facts ADD PRIMARY KEY (project_id, occurred_at, event_id)",
+                "DROP INDEX request_facts_time",
+            ]
+        }
     }
 
     /// Version 9: `request_facts`, one narrow row per `network` event with what the request
     /// views read from its payload and context (template, status, error flag, total and phase
     /// timings, network type) as plain columns, beside the event's filter columns. Written in
-    /// the transaction that stores the event (``ServerStore/writeRequestFacts(on:projectID:records:)``)
+    /// the transaction that stores the event (``ServerStore/writeRequestFacts(on:projectID:facts:)``)
     /// and deleted with it, so it holds exactly the stored `network` events, processed or not.
     /// Filtered request views and the network breakdown read it instead of fetching each event's
     /// row from the much wider `apm_event` and parsing its JSON. Filled here from the events

@@ -39,7 +39,7 @@ extension ServerStore {
                 arguments.append(processed ? .integer(received) : .null)
             }
             let stored = try connection.insertRows(into: "apm_event", columns: Self.bulkColumns, values: arguments)
-            try Self.writeRequestFacts(on: connection, projectID: projectID, records: records.lazy.filter { $0.type == "network" })
+            try Self.writeRequestFacts(on: connection, projectID: projectID, facts: Self.requestFacts(records))
             var counts = EventCountDelta()
             counts.add(projectID: projectID, state: state, stored)
             try counts.write(on: connection)
@@ -79,8 +79,7 @@ extension ServerStore {
             for row in try connection.query(sql, arguments) {
                 if let id = row[0].string { stored.insert(id) }
             }
-            try writeRequestFacts(on: connection, projectID: projectID,
-                                  records: chunk.lazy.filter { $0.type == "network" && stored.contains($0.id) })
+            try writeRequestFacts(on: connection, projectID: projectID, facts: requestFacts(chunk.lazy.filter { stored.contains($0.id) }))
             inserted.formUnion(stored)
         }
         var counts = EventCountDelta()

@@ -106,9 +106,17 @@ extension ServerStore {
             }
         }
         guard storedCount == order.count else { throw ConcurrentEventInsert(expected: order.count, stored: storedCount) }
+        // The group's request facts, one write per project, from the payloads decoded at ingest.
+        var facts: [Int64: [RequestFact]] = [:]
         for (item, indices) in zip(items, fresh) {
-            try Self.writeRequestFacts(on: connection, projectID: item.projectID,
-                                       records: indices.lazy.map { item.records[$0] }.filter { $0.type == "network" })
+            for index in indices {
+                if let fact = RequestFact(item.records[index], payload: item.analyses[index].event.decoded?.payload) {
+                    facts[item.projectID, default: []].append(fact)
+                }
+            }
+        }
+        for (projectID, rows) in facts.sorted(by: { $0.key < $1.key }) {
+            try Self.writeRequestFacts(on: connection, projectID: projectID, facts: rows)
         }
         var counts = EventCountDelta()
         for (item, indices) in zip(items, fresh) { counts.add(projectID: item.projectID, state: 1, indices.count) }

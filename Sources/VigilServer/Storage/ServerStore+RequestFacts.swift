@@ -7,19 +7,17 @@ extension ServerStore {
         "status", "failed", "duration_ms", "total_ms", "dns_ms", "connect_ms", "tls_ms", "request_ms", "ttfb_ms", "response_ms",
     ]
 
-    /// `SELECT … FROM apm_event` yielding one `request_facts` row per `network` event: the
-    /// payload's template, status, error flag and phase timings and the context's network type
-    /// read once, by the database's JSON functions, so that the views that narrow requests by
-    /// OS version, device model or page read a narrow table of plain columns instead of
-    /// parsing each payload again. The caller adds the `WHERE` clause, which must keep to
+    /// `SELECT … FROM apm_event` yielding one `request_facts` row per stored `network` event:
+    /// the payload's template, status, error flag and phase timings and the context's network
+    /// type read by the database's JSON functions. The schema-9 fill uses it for the events
+    /// stored before the table existed; at ingest the same values come from the decoded
+    /// payloads (``RequestFact``). The caller adds the `WHERE` clause, which must keep to
     /// `network` events.
     ///
     /// On PostgreSQL each JSON column is parsed once per row, into `jsonb` by a lateral
     /// subquery: the `json` type's operators parse the text again for every field read, which
-    /// cost about 300 µs of database CPU per stored event at ingest.
-    /// `rows` (PostgreSQL only) reads the events from a `VALUES` list named `apm_event` with the
-    /// columns the select names, instead of from the table; the caller then adds no `WHERE`.
-    static func requestFactsSelect(_ d: SQLDialect, rows: String? = nil) -> String {
+    /// cost about 300 µs of database CPU per stored event.
+    static func requestFactsSelect(_ d: SQLDialect) -> String {
         let payload: (_ path: [String]) -> String
         let context: (_ path: [String]) -> String
         let source: String
@@ -35,8 +33,7 @@ extension ServerStore {
             // into every field read. `jsonb` refuses the escape `\u0000` (the stored text keeps
             // it): replaced by U+FFFD for the facts, the same length, so the escapes around it
             // stay as they were and an odd payload cannot fail the ingest transaction.
-            source = (rows.map { "(VALUES \($0)) AS apm_event(\(requestFactSources.joined(separator: ", ")))" } ?? "apm_event")
-                + " CROSS JOIN LATERAL (SELECT CAST(REPLACE(payload_json, '\\u0000', '\\ufffd') AS jsonb) AS p, "
+            source = "apm_event CROSS JOIN LATERAL (SELECT CAST(REPLACE(payload_json, '\\u0000', '\\ufffd') AS jsonb) AS p, "
                 + "CAST(REPLACE(context_json, '\\u0000', '\\ufffd') AS jsonb) AS c OFFSET 0) facts_json"
         }
         func number(_ path: [String]) -> String { "CAST(\(payload(path)) AS DOUBLE PRECISION)" }
@@ -52,62 +49,43 @@ extension ServerStore {
         return "SELECT \(values.joined(separator: ", ")) FROM \(source)"
     }
 
-    /// The columns of `apm_event` that ``requestFactsSelect(_:rows:)`` reads, in the order of a
-    /// `VALUES` row of ``writeRequestFacts(on:projectID:records:)`` on PostgreSQL.
-    static let requestFactSources = ["project_id", "id", "occurred_at", "app_version", "os_version", "device_model", "page",
-                                     "duration_ms", "payload_json", "context_json"]
-
-    /// Writes the `request_facts` rows of `records` of `projectID`, all of type `network` and
-    /// already stored in `apm_event` by the same transaction.
+    /// Writes `facts`, rows of `projectID`'s events already stored in `apm_event` by the same
+    /// transaction, each new to the table (the caller writes the facts of the events it newly
+    /// stored).
     ///
-    /// Cost: one `INSERT … SELECT` per 200 records, each payload's JSON parsed once by the
-    /// database (the ingest-side price of cheap filtered request views). On SQLite each row is
-    /// read back by its primary key; the statement names no type on purpose: with
-    /// `type = 'network'` as well SQLite's planner prefers the `(project_id, type, occurred_at)`
-    /// index to 200 primary-key probes and reads every stored request of the project per
-    /// statement. On PostgreSQL the rows are sent again as a `VALUES` list: reading them back
-    /// by `id IN (…)` let the planner, whose statistics lag behind a table growing under ingest,
-    /// walk the project's events per statement (ingest fell to a fifth).
-    static func writeRequestFacts(on connection: any DatabaseConnection, projectID: Int64,
-                                  records: some Sequence<EventRecord>) throws {
-        let records = Array(records)
-        var start = 0
-        let columns = requestFactColumns.joined(separator: ", ")
-        while start < records.count {
-            let chunk = records[start..<min(start + 200, records.count)]
-            start += chunk.count
-            if connection.dialect == .postgres {
-                let row = "(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), "
-                    + "CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS DOUBLE PRECISION), CAST(? AS TEXT), CAST(? AS TEXT))"
-                var arguments: [SQLValue] = []
-                arguments.reserveCapacity(chunk.count * requestFactSources.count)
-                for record in chunk {
-                    arguments += [.integer(projectID), .text(record.id), .integer(record.occurredAt), .text(record.appVersion),
-                                  .text(record.osVersion), .text(record.deviceModel), record.page.map { .text($0) } ?? .null,
-                                  record.durationMs.map { .real($0) } ?? .null, .text(record.payloadJSON),
-                                  record.contextJSON.map { .text($0) } ?? .null]
-                }
-                let rows = Array(repeating: row, count: chunk.count).joined(separator: ", ")
-                try connection.execute("INSERT INTO request_facts (\(columns)) " + requestFactsSelect(.postgres, rows: rows)
-                                       + " ON CONFLICT (project_id, event_id) DO NOTHING", arguments)
-            } else {
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                try connection.execute("INSERT INTO request_facts (\(columns)) " + requestFactsSelect(.sqlite)
-                                       + " WHERE project_id = ? AND id IN (\(marks)) ON CONFLICT (project_id, event_id) DO NOTHING",
-                                       [.integer(projectID)] + chunk.map { .text($0.id) })
-            }
-        }
+    /// Cost: the values come from the payloads the server decoded at ingest, so the database
+    /// parses no JSON and receives no payload; the rows go in by `(occurred_at, id)` — the
+    /// table's key, so they land next to each other — in one `COPY` on PostgreSQL and multi-row
+    /// `INSERT`s of 100 on SQLite, like the events themselves.
+    static func writeRequestFacts(on connection: any DatabaseConnection, projectID: Int64, facts: [RequestFact]) throws {
+        guard !facts.isEmpty else { return }
+        let ordered = facts.sorted { ($0.occurredAt, $0.eventID) < ($1.occurredAt, $1.eventID) }
+        var values: [SQLValue] = []
+        values.reserveCapacity(ordered.count * requestFactColumns.count)
+        for fact in ordered { fact.append(projectID: projectID, dialect: connection.dialect, to: &values) }
+        try connection.insertRows(into: "request_facts", columns: requestFactColumns, values: values)
     }
 
-    /// Deletes the `request_facts` rows of events `ids` of `projectID` (pruned from `apm_event`).
-    static func deleteRequestFacts(on connection: any DatabaseConnection, projectID: Int64, ids: [String]) throws {
+    /// The facts of the `network` events among `records`, read from their stored JSON.
+    static func requestFacts(_ records: some Sequence<EventRecord>) -> [RequestFact] {
+        records.compactMap { RequestFact($0, payload: nil) }
+    }
+
+    /// Deletes the `request_facts` rows of `projectID`'s events `events` (id and time; pruned
+    /// from `apm_event`): a range of the table's key `(project_id, occurred_at, event_id)` per
+    /// 200 events, narrowed to their ids.
+    static func deleteRequestFacts(on connection: any DatabaseConnection, projectID: Int64,
+                                   events: [(id: String, occurredAt: Int64)]) throws {
+        let sorted = events.sorted { ($0.occurredAt, $0.id) < ($1.occurredAt, $1.id) }
         var start = 0
-        while start < ids.count {
-            let chunk = ids[start..<min(start + 200, ids.count)]
+        while start < sorted.count {
+            let chunk = sorted[start..<min(start + 200, sorted.count)]
             start += chunk.count
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            try connection.execute("DELETE FROM request_facts WHERE project_id = ? AND event_id IN (\(marks))",
-                                   [.integer(projectID)] + chunk.map { .text($0) })
+            try connection.execute("""
+                DELETE FROM request_facts WHERE project_id = ? AND occurred_at >= ? AND occurred_at <= ? AND event_id IN (\(marks))
+                """, [.integer(projectID), .integer(chunk.first?.occurredAt ?? 0), .integer(chunk.last?.occurredAt ?? 0)]
+                    + chunk.map { .text($0.id) })
         }
     }
 }

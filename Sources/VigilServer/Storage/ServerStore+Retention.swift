@@ -79,7 +79,10 @@ extension ServerStore {
                 try connection.execute("DELETE FROM event_missing_symbols WHERE project_id = ? AND event_id IN (\(marks))",
                                        [.integer(projectID)] + chunk.map { .text($0) })
             }
-            if type == "network" { try Self.deleteRequestFacts(on: connection, projectID: projectID, ids: ids) }
+            if type == "network" {
+                try Self.deleteRequestFacts(on: connection, projectID: projectID,
+                                            events: deleted.map { ($0.string("id") ?? "", $0.int64("occurred_at")) })
+            }
             var counts = EventCountDelta()
             counts.add(projectID: projectID, state: 1, -deleted.count)
             try counts.write(on: connection)
