@@ -186,6 +186,29 @@ extension BothStores {
             #expect(try server.store.alerts(projectID: server.project.id).count == 2)
         }
 
+        @Test("rules made before schema 12 keep their values after the migration: an hour's window, never resumed, editable",
+              arguments: StoreKind.allCases)
+        func migrationKeepsRules(kind: StoreKind) throws {
+            let directory = try TemporaryDirectory(prefix: "rules-12")
+            let location = try kind.freshLocation(in: directory)
+            let old = try ServerStore.open(location)
+            let (project, _) = try old.ensureProject(name: "default", now: Date())
+            let made = try old.createAlertRule(projectID: project.id, AlertRuleDraft(
+                name: "busy", kind: "issue_events", url: "http://127.0.0.1:9/", threshold: 3), now: Date())
+            try old.database.write { connection in
+                try SchemaMigrationTests.undoVersionTwelve(connection)
+                try connection.execute("DELETE FROM vigil_schema WHERE version > 11")
+            }
+            old.database.close()
+            let store = try ServerStore.open(location)
+            defer { store.database.close() }
+            #expect(try store.schemaVersion() == Schema.currentVersion)
+            let rule = try #require(try store.alertRules(projectID: project.id).first)
+            #expect(rule == made)
+            #expect(rule.windowSeconds == 3600 && rule.resumedAt == nil && rule.enabled)
+            #expect(try store.updateAlertRule(projectID: project.id, id: rule.id, AlertRuleChange(windowMinutes: 5)).windowSeconds == 300)
+        }
+
         @Test("two servers on one PostgreSQL database processing a comeback at once fire one alert, with no cooldown to hide a second")
         func comebackOnceWithTwoServers() throws {
             let directory = try TemporaryDirectory(prefix: "comeback-two")
