@@ -249,6 +249,35 @@ extension BothStores {
     }
 }
 
+@Suite("alerts: window in the body")
+struct AlertWindowBodyTests {
+    static func rule(window: Int64?) -> AlertRule {
+        AlertRule(id: 7, projectID: 1, name: "busy", kind: .issueEvents, threshold: 3, minSessions: nil, cooldownSeconds: 60,
+                  windowSeconds: window, url: "http://127.0.0.1:9/", secret: "whsec_x", enabled: true, createdAt: Date())
+    }
+
+    static func body(_ rule: AlertRule) throws -> [String: Any] {
+        let alert = Alert(rule: rule, projectName: "shop", subject: "issue:4",
+                          issue: Alert.IssueFacts(id: 4, kind: "crash", title: "boom", fingerprint: "f", eventsInWindow: 9),
+                          value: 9, createdAt: Date())
+        return try #require(try JSONSerialization.jsonObject(with: alert.body()) as? [String: Any])
+    }
+
+    @Test("an hour's window keeps the first schema's eventsLastHour beside eventsInWindow; another window says its length")
+    func windowFields() throws {
+        let hour = try Self.body(Self.rule(window: 3600))
+        #expect((hour["issue"] as? [String: Any])?["eventsLastHour"] as? Int == 9)
+        #expect((hour["issue"] as? [String: Any])?["eventsInWindow"] as? Int == 9)
+        #expect((hour["text"] as? String)?.contains("had 9 events in the last hour") == true)
+        let quarter = try Self.body(Self.rule(window: 900))
+        #expect((quarter["issue"] as? [String: Any])?["eventsLastHour"] == nil)
+        #expect((quarter["issue"] as? [String: Any])?["eventsInWindow"] as? Int == 9)
+        #expect((quarter["rule"] as? [String: Any])?["windowSeconds"] as? Int == 900)
+        #expect((quarter["text"] as? String)?.contains("had 9 events in the last 15 minutes") == true)
+        #expect(Alert.window(7200) == "2 hours" && Alert.window(60) == "1 minute" && Alert.window(90) == "90 seconds")
+    }
+}
+
 @Suite("dashboard table")
 struct DashboardTableTests {
     @Test("the shared table writes the markup the pages wrote by hand: number columns right-aligned, values escaped, a sentence when empty")
