@@ -90,25 +90,28 @@ public final class RetentionPruner: Sendable {
             let cutoff = now.addingTimeInterval(-retentionSeconds)
             for project in try store.projects() {
                 for type in EventType.allCases.map(\.rawValue) {
-                    let run = try batches { try store.pruneEvents(projectID: project.id, type: type, before: cutoff, limit: batchRows) }
+                    let run = try batches(counted: metrics.recordPruned) {
+                        try store.pruneEvents(projectID: project.id, type: type, before: cutoff, limit: batchRows)
+                    }
                     result.add(run)
                     result.events += run.deleted
-                    metrics.recordPruned(run.deleted)
                     if run.stopped { return result }
                 }
             }
         }
         if let alertRetentionSeconds {
             let cutoff = now.addingTimeInterval(-alertRetentionSeconds)
-            let alerts = try batches { try store.pruneFinishedAlerts(before: cutoff, limit: batchRows) }
+            let alerts = try batches(counted: { metrics.recordAlertRowsPruned(outbox: $0, deliveries: 0) }) {
+                try store.pruneFinishedAlerts(before: cutoff, limit: batchRows)
+            }
             result.add(alerts)
             result.alerts += alerts.deleted
-            metrics.recordAlertRowsPruned(outbox: alerts.deleted, deliveries: 0)
             if alerts.stopped { return result }
-            let log = try batches { try store.pruneAlertDeliveries(before: cutoff, limit: batchRows) }
+            let log = try batches(counted: { metrics.recordAlertRowsPruned(outbox: 0, deliveries: $0) }) {
+                try store.pruneAlertDeliveries(before: cutoff, limit: batchRows)
+            }
             result.add(log)
             result.deliveries += log.deleted
-            metrics.recordAlertRowsPruned(outbox: 0, deliveries: log.deleted)
         }
         return result
     }
@@ -121,14 +124,16 @@ public final class RetentionPruner: Sendable {
         var stopped = false
     }
 
-    /// Runs `batch` until it deletes less than a full batch, pausing after each full one.
-    private func batches(_ batch: () throws -> Int) throws -> Run {
+    /// Runs `batch` until it deletes less than a full batch, pausing after each full one;
+    /// `counted` gets each batch's rows as soon as they are deleted (the metrics).
+    private func batches(counted: (Int) -> Void, _ batch: () throws -> Int) throws -> Run {
         var run = Run()
         while true {
             let started = DispatchTime.now().uptimeNanoseconds
             let deleted = try batch()
             let took = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             guard deleted > 0 else { return run }
+            counted(deleted)
             run.deleted += deleted
             run.batches += 1
             run.largest = max(run.largest, deleted)
