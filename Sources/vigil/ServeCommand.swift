@@ -15,7 +15,8 @@ enum ServeCommand: Command {
                            [--metrics-token TOKEN] [--connections-per-address N] [--header-timeout SECONDS]
                            [--alerts on|off] [--alert-interval SECONDS] [--alert-timeout SECONDS]
                            [--alert-retry-base SECONDS] [--alert-retry-cap SECONDS] [--alert-max-attempts N]
-                           [--retention-days N] [--exit-after SECONDS]
+                           [--retention-days N] [--alert-retention-days N] [--retention-batch N]
+                           [--retention-pause-factor X] [--exit-after SECONDS]
 
           --db                 where the data lives (default sqlite:.vigil/vigil.sqlite); several servers may share
                                one PostgreSQL database
@@ -45,6 +46,11 @@ enum ServeCommand: Command {
                                --alert-retry-cap (default 3600); --alert-max-attempts attempts in all (default 20)
           --retention-days     keep raw events N days (by their own time; fractions allowed) and prune older ones in
                                the background in small batches; roll-ups and issues stay (default: keep forever)
+          --alert-retention-days  keep delivered, failed and dropped alerts and delivery-log rows N days, then prune
+                               them the same way (default: --retention-days; without either, keep forever)
+          --retention-batch    rows pruning deletes per transaction (default 200; 1…100000)
+          --retention-pause-factor  after each batch pruning waits at least X times as long as the batch took (and at
+                               least 50 ms), so it holds the database at most 1/(1+X) of the time (default 4; 0…1000)
           --exit-after         stop after SECONDS (tests and demos)
         """
 
@@ -53,7 +59,8 @@ enum ServeCommand: Command {
                                    "rate-burst", "max-events-bytes", "max-events-decoded-bytes", "max-symbols-bytes",
                                    "spool-dir", "decoder", "process-at-ingest", "exit-after", "metrics-token",
                                    "connections-per-address", "header-timeout", "alerts", "alert-interval", "alert-timeout",
-                                   "alert-retry-base", "alert-retry-cap", "alert-max-attempts", "retention-days"]
+                                   "alert-retry-base", "alert-retry-cap", "alert-max-attempts", "retention-days",
+                                   "alert-retention-days", "retention-batch", "retention-pause-factor"]
         let arguments = try Arguments(words, valued: valued)
         let unknown = arguments.unknown(allowedFlags: ["reset-admin-token"], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -108,6 +115,24 @@ enum ServeCommand: Command {
                 throw UsageError("--retention-days: \"\(text.prefix(40))\" is not a positive number of days")
             }
             options.retentionDays = days
+        }
+        if let text = arguments.value("alert-retention-days") {
+            guard let days = Double(text), days > 0, days.isFinite else {
+                throw UsageError("--alert-retention-days: \"\(text.prefix(40))\" is not a positive number of days")
+            }
+            options.alertRetentionDays = days
+        }
+        if let text = arguments.value("retention-batch") {
+            guard let rows = Int(text), rows >= 1, rows <= 100_000 else {
+                throw UsageError("--retention-batch: \"\(text.prefix(40))\" is not a number of rows from 1 to 100000")
+            }
+            options.retentionBatchRows = rows
+        }
+        if let text = arguments.value("retention-pause-factor") {
+            guard let factor = Double(text), factor.isFinite, factor >= 0, factor <= 1000 else {
+                throw UsageError("--retention-pause-factor: \"\(text.prefix(40))\" is not a number from 0 to 1000")
+            }
+            options.retentionPauseFactor = factor
         }
         let exitAfter: Double? = try arguments.value("exit-after").map { text in
             guard let seconds = Double(text), seconds >= 0 else { throw UsageError("--exit-after: \"\(text)\" is not a number of seconds") }

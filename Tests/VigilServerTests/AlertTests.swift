@@ -122,7 +122,7 @@ struct AlertUnitTests {
 
     @Test("a rule draft with a bad kind, URL or threshold is refused with the field named")
     func draftValidation() {
-        #expect(throws: AlertRuleError.invalid(field: "kind", reason: "expected one of new_issue, regression, issue_events, crash_free_users, hang_rate")) {
+        #expect(throws: AlertRuleError.invalid(field: "kind", reason: "expected one of new_issue, regression, reopened, issue_events, crash_free_users, hang_rate")) {
             try AlertRuleDraft(name: "x", kind: "sometimes", url: "http://127.0.0.1/").validated()
         }
         #expect(throws: AlertRuleError.self) { try AlertRuleDraft(name: "x", kind: "new_issue", url: "ftp://host/").validated() }

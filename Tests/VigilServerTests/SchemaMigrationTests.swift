@@ -66,8 +66,17 @@ extension BothStores {
             try connection.execute("ALTER TABLE apm_event DROP COLUMN user_key")
         }
 
-        /// Takes back what version 9 added (request facts, the issue-count index).
+        /// Takes back what version 11 added (alert rules' window and resumption, the pruning indexes).
+        static func undoVersionEleven(_ connection: any DatabaseConnection) throws {
+            try connection.execute("DROP INDEX alert_outbox_finished")
+            try connection.execute("DROP INDEX alert_deliveries_time")
+            try connection.execute("ALTER TABLE alert_rules DROP COLUMN window_seconds")
+            try connection.execute("ALTER TABLE alert_rules DROP COLUMN resumed_at")
+        }
+
+        /// Takes back what version 9 added (request facts, the issue-count index), and what came after.
         static func undoVersionNine(_ connection: any DatabaseConnection) throws {
+            try undoVersionEleven(connection)
             try connection.execute("DROP TABLE request_facts")
             try connection.execute("DROP INDEX apm_event_issue_counts")
         }

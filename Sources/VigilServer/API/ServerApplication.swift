@@ -10,7 +10,8 @@ public final class ServerApplication: Sendable {
     public let context: ServerContext
     /// The HTTP server.
     public let http: HTTPServer
-    /// The background pruning of old events, with `--retention-days`.
+    /// The background pruning of old events (`--retention-days`) and of finished alerts and
+    /// delivery-log rows (`--alert-retention-days`, else the same days).
     public let retention: RetentionPruner?
     /// Secrets created by this start, to show once: the admin token (when generated now) and
     /// the default project's ingest key (when the project was created now).
@@ -96,9 +97,13 @@ public final class ServerApplication: Sendable {
             deliverer.start(pollSeconds: options.alertPollSeconds)
             evaluator.start()
         }
-        retention = options.retentionDays.map {
-            RetentionPruner(store: store, days: $0, batchRows: options.retentionBatchRows, pauseSeconds: options.retentionPauseSeconds,
-                            clock: clock, metrics: metrics, log: log)
+        let alertDays = options.alertRetentionDays ?? options.retentionDays
+        if options.retentionDays != nil || alertDays != nil {
+            retention = RetentionPruner(store: store, days: options.retentionDays, alertDays: alertDays,
+                                        batchRows: options.retentionBatchRows, pauseSeconds: options.retentionPauseSeconds,
+                                        pauseFactor: options.retentionPauseFactor, clock: clock, metrics: metrics, log: log)
+        } else {
+            retention = nil
         }
         retention?.start()
     }

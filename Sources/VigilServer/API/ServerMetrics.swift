@@ -18,6 +18,8 @@ public final class ServerMetrics: Sendable {
         var processed = 0
         var processingFailures = 0
         var pruned = 0
+        var prunedAlerts = 0
+        var prunedDeliveries = 0
         var rateLimited = 0
         var recentLags: [Double] = []
         var lagCursor = 0
@@ -83,6 +85,15 @@ public final class ServerMetrics: Sendable {
     /// Counts raw events retention deleted.
     public func recordPruned(_ count: Int) { state.withLock { $0.pruned += count } }
 
+    /// Counts finished alerts (outbox rows) and delivery-log rows retention deleted.
+    public func recordAlertRowsPruned(outbox: Int, deliveries: Int) {
+        guard outbox > 0 || deliveries > 0 else { return }
+        state.withLock {
+            $0.prunedAlerts += outbox
+            $0.prunedDeliveries += deliveries
+        }
+    }
+
     /// Events accepted so far (stored or duplicate).
     public var acceptedEvents: Int { state.withLock { $0.accepted } }
 
@@ -141,6 +152,10 @@ public final class ServerMetrics: Sendable {
         out += "vigil_processing_failures_total \(snapshot.processingFailures)\n"
         header("vigil_events_pruned_total", "counter", "Raw events this server deleted for being older than --retention-days.")
         out += "vigil_events_pruned_total \(snapshot.pruned)\n"
+        header("vigil_alert_rows_pruned_total", "counter",
+               "Finished alerts (table alert_outbox) and delivery-log rows (alert_deliveries) this server deleted for their age.")
+        out += "vigil_alert_rows_pruned_total{table=\"alert_outbox\"} \(snapshot.prunedAlerts)\n"
+        out += "vigil_alert_rows_pruned_total{table=\"alert_deliveries\"} \(snapshot.prunedDeliveries)\n"
         header("vigil_processing_lag_seconds", "summary", "Time from an event stored to its processing, over recent events.")
         let lags = snapshot.recentLags.sorted()
         for q in [0.5, 0.95, 0.99] {

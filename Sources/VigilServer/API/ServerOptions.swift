@@ -38,10 +38,16 @@ public struct ServerOptions: Sendable {
     /// Days of raw events to keep (by the events' own time); nil keeps them forever. Roll-ups
     /// and issues are kept whatever this says (``RetentionPruner``).
     public var retentionDays: Double?
-    /// Rows retention deletes per transaction.
+    /// Days of finished alerts (delivered, failed, dropped) and delivery-log rows to keep; nil
+    /// keeps ``retentionDays`` of them (and everything when that is nil too).
+    public var alertRetentionDays: Double?
+    /// Rows retention deletes per transaction (`--retention-batch`).
     public var retentionBatchRows = 200
     /// Seconds retention waits between two batches, at least (see ``RetentionPruner``).
     public var retentionPauseSeconds = 0.05
+    /// How many times a batch's own time retention waits after it, at least
+    /// (`--retention-pause-factor`; see ``RetentionPruner``).
+    public var retentionPauseFactor = RetentionPruner.busyShare
     /// Which decoder reads event bodies (the Foundation one only for comparisons).
     public var decoder: EventIngestor.Decoder = .tape
 

@@ -17,8 +17,8 @@ public struct Alert: Sendable, Hashable {
         public var fingerprint: String
         /// The version it regressed in (regression alerts).
         public var regressedIn: String?
-        /// Its events in the last hour (issue-events alerts).
-        public var eventsLastHour: Int64?
+        /// Its events in the rule's window (issue-events alerts).
+        public var eventsInWindow: Int64?
     }
 
     /// The release an alert is about.
@@ -73,8 +73,10 @@ public struct Alert: Sendable, Hashable {
             return prefix + "new \(issue?.kind ?? "issue") issue #\(issue?.id ?? 0): \(issue?.title ?? "")"
         case .regression:
             return prefix + "issue #\(issue?.id ?? 0) regressed in \(issue?.regressedIn ?? "a later version"): \(issue?.title ?? "")"
+        case .reopened:
+            return prefix + "ignored issue #\(issue?.id ?? 0) came back: \(issue?.title ?? "")"
         case .issueEvents:
-            return prefix + "issue #\(issue?.id ?? 0) had \(Self.number(value)) events in the last hour "
+            return prefix + "issue #\(issue?.id ?? 0) had \(Self.number(value)) events in the last \(Self.window(rule.windowSeconds)) "
                 + "(threshold \(Self.number(rule.threshold))): \(issue?.title ?? "")"
         case .crashFreeUsers:
             return prefix + "release \(release.map { "\($0.version) (\($0.build))" } ?? "") is at "
@@ -103,6 +105,7 @@ public struct Alert: Sendable, Hashable {
         if let threshold = rule.threshold { writer.key("threshold"); writer.number(threshold) }
         if let minSessions = rule.minSessions { writer.key("minSessions"); writer.number(minSessions) }
         writer.key("cooldownSeconds"); writer.number(rule.cooldownSeconds)
+        if let window = rule.windowSeconds { writer.key("windowSeconds"); writer.number(window) }
         writer.endObject()
         writer.key("subject"); writer.string(subject)
         writer.key("createdAt"); writer.string(Timestamp.format(createdAt))
@@ -116,7 +119,11 @@ public struct Alert: Sendable, Hashable {
             writer.key("fingerprint"); writer.string(issue.fingerprint)
             writer.key("path"); writer.string("/issues/\(issue.id)")
             if let version = issue.regressedIn { writer.key("regressedIn"); writer.string(version) }
-            if let events = issue.eventsLastHour { writer.key("eventsLastHour"); writer.number(events) }
+            if let events = issue.eventsInWindow {
+                // The name of the first schema, kept for receivers written against it.
+                if (rule.windowSeconds ?? 3600) == 3600 { writer.key("eventsLastHour"); writer.number(events) }
+                writer.key("eventsInWindow"); writer.number(events)
+            }
             writer.endObject()
         }
         if let release {
@@ -131,6 +138,15 @@ public struct Alert: Sendable, Hashable {
         }
         writer.endObject()
         return writer.data
+    }
+
+    /// "hour", "15 minutes", "2 hours" for a window of seconds.
+    static func window(_ seconds: Int64?) -> String {
+        let seconds = seconds ?? 3600
+        if seconds == 3600 { return "hour" }
+        if seconds % 3600 == 0 { return "\(seconds / 3600) hours" }
+        if seconds % 60 == 0 { return "\(seconds / 60) minute\(seconds == 60 ? "" : "s")" }
+        return "\(seconds) seconds"
     }
 
     private static func number(_ value: Double?) -> String {

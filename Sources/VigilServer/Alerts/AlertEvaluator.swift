@@ -5,9 +5,10 @@ import VigilCore
 /// Decides which alert rules fire. Two paths:
 ///
 /// - inside the transactions that process events, ``fire(for:on:)`` turns the issue
-///   transitions they decide (a new issue, a regression) into alerts that commit with them;
+///   transitions they decide (a new issue, a regression, an ignored issue coming back) into
+///   alerts that commit with them;
 /// - every ``interval`` seconds ``evaluate()`` checks the threshold rules (an issue's events in
-///   the last hour, a release's crash-free users and hang rate) and sweeps for new issues that
+///   the rule's window, a release's crash-free users and hang rate) and sweeps for new issues that
 ///   no transition reported (made before a rule's handler ran, or by a server without it).
 ///
 /// Firing goes through ``ServerStore/fireAlert(_:on:)``, whose cooldown row the database
@@ -84,7 +85,7 @@ public final class AlertEvaluator: Sendable {
                         .map(\.total)
                 }
                 fired += try checkReleases(rule, releases: health[rule.projectID] ?? [], project: project, now: now)
-            case .regression:
+            case .regression, .reopened:
                 break
             }
         }
@@ -122,12 +123,15 @@ public final class AlertEvaluator: Sendable {
         return fired
     }
 
-    /// Issues whose events in the last hour exceed the threshold. Candidates come from the
-    /// issues table (seen in the last hour, enough events in all); each is counted through the
-    /// `(issue_id, occurred_at)` index, unless its cooldown has not passed.
+    /// Issues whose events in the rule's window exceed the threshold. Candidates come from the
+    /// issues table (seen in the window, enough events in all); each is counted through the
+    /// `(issue_id, occurred_at)` index, unless its cooldown has not passed. A resumed rule's
+    /// window starts no earlier than its resumption: what happened while it was paused is not
+    /// counted.
     private func checkIssueEvents(_ rule: AlertRule, project: String, now: Date) throws -> Int {
         let threshold = rule.threshold ?? 0
-        let since = ServerStore.millis(now) - 3_600_000
+        var since = ServerStore.millis(now) - (rule.windowSeconds ?? 3600) * 1000
+        if let resumed = rule.resumedAt { since = max(since, ServerStore.millis(resumed)) }
         let due = ServerStore.millis(now) - rule.cooldownSeconds * 1000
         let over = try store.database.read { connection -> [(Alert.IssueFacts, Int64)] in
             let candidates = try connection.query("""
@@ -143,7 +147,7 @@ public final class AlertEvaluator: Sendable {
                                                   [.integer(row.int64("id")), .integer(since)]).int64 ?? 0
                 guard Double(count) > threshold else { continue }
                 over.append((Alert.IssueFacts(id: row.int64("id"), kind: row.string("kind") ?? "", title: row.string("title") ?? "",
-                                              fingerprint: row.string("fingerprint") ?? "", eventsLastHour: count), count))
+                                              fingerprint: row.string("fingerprint") ?? "", eventsInWindow: count), count))
             }
             return over
         }
@@ -178,15 +182,19 @@ public final class AlertEvaluator: Sendable {
         return fired
     }
 
-    /// Turns a transaction's issue transitions into alerts of the projects' new-issue and
-    /// regression rules, written on `connection` so they commit (or roll back) with the events.
+    /// Turns a transaction's issue transitions into alerts of the projects' enabled new-issue,
+    /// regression and reopened rules, written on `connection` so they commit (or roll back)
+    /// with the events: a new issue fires new-issue rules, a regression (resolved → regressed)
+    /// regression rules, an ignored issue coming back (``IssueTransition/Kind/reopenedAfterIgnore``)
+    /// reopened rules. Each transition is decided by exactly one transaction, so with several
+    /// servers on one database it fires once (then the cooldown applies as for any alert).
     /// Cost: one rule lookup per transaction that has transitions, then one cooldown upsert and
     /// one outbox insert per alert.
     public static func fire(for transitions: [IssueTransition], on connection: any DatabaseConnection) throws {
-        let relevant = transitions.filter { if case .reopenedAfterIgnore = $0.kind { return false } else { return true } }
-        guard !relevant.isEmpty else { return }
-        let projectIDs = Set(relevant.map(\.projectID)).sorted()
-        let rules = try ServerStore.enabledAlertRules(kinds: [.newIssue, .regression], projectIDs: projectIDs, on: connection)
+        guard !transitions.isEmpty else { return }
+        let projectIDs = Set(transitions.map(\.projectID)).sorted()
+        let rules = try ServerStore.enabledAlertRules(kinds: AlertRule.Kind.allCases.filter(\.firesOnTransitions),
+                                                      projectIDs: projectIDs, on: connection)
         guard !rules.isEmpty else { return }
         var names: [Int64: String] = [:]
         for row in try connection.query(
@@ -194,13 +202,14 @@ public final class AlertEvaluator: Sendable {
             projectIDs.map { .integer($0) }) {
             names[row.int64("id")] = row.string("name")
         }
-        for transition in relevant {
+        for transition in transitions {
             for (rule, _) in rules where rule.projectID == transition.projectID {
                 var issue = Alert.IssueFacts(id: transition.issueID, kind: transition.issueKind, title: transition.title,
                                              fingerprint: transition.fingerprint)
                 switch (transition.kind, rule.kind) {
                 case (.newIssue, .newIssue): break
                 case (.regressed(let version), .regression): issue.regressedIn = version
+                case (.reopenedAfterIgnore, .reopened): break
                 default: continue
                 }
                 let alert = Alert(rule: rule, projectName: names[rule.projectID] ?? "project \(rule.projectID)",

@@ -5,6 +5,8 @@ import Foundation
 ///
 /// A rule fires at most once per subject (an issue, or a release) per ``cooldownSeconds``;
 /// the database enforces it (``ServerStore/fireAlert(_:on:)``), whatever the number of servers.
+/// A paused rule (``enabled`` false) fires nothing; once resumed it looks only at what happens
+/// after ``resumedAt`` (see ``ServerStore/setAlertRulePaused(projectID:id:paused:now:)``).
 public struct AlertRule: Sendable, Hashable, Codable {
     /// What a rule watches.
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
@@ -12,6 +14,10 @@ public struct AlertRule: Sendable, Hashable, Codable {
         case newIssue = "new_issue"
         /// A resolved issue got an event from a later version and reopened.
         case regression
+        /// An ignored issue came back: its ignore limit (N more events, or a date) was reached
+        /// and an event reopened it. Sentry's "the issue changes state from ignored to
+        /// unresolved"; a regression rule does not cover it, as in Sentry.
+        case reopened
         /// An issue's events in the last hour exceed ``AlertRule/threshold``.
         case issueEvents = "issue_events"
         /// A release's crash-free users fell below ``AlertRule/threshold`` percent, once it has
@@ -23,6 +29,10 @@ public struct AlertRule: Sendable, Hashable, Codable {
         /// Whether the rule needs a threshold.
         public var needsThreshold: Bool { self == .issueEvents || self == .crashFreeUsers || self == .hangRate }
 
+        /// Whether the rule is driven by the issue transitions processing decides (rather than
+        /// by the periodic evaluation).
+        public var firesOnTransitions: Bool { self == .newIssue || self == .regression || self == .reopened }
+
         /// Whether the rule is about releases (subject `release:…`) rather than issues.
         public var isAboutReleases: Bool { self == .crashFreeUsers || self == .hangRate }
 
@@ -31,6 +41,7 @@ public struct AlertRule: Sendable, Hashable, Codable {
             switch self {
             case .newIssue: return "New issue"
             case .regression: return "Regression"
+            case .reopened: return "Ignored issue came back"
             case .issueEvents: return "Issue events in the last hour above N"
             case .crashFreeUsers: return "Release crash-free users below X %"
             case .hangRate: return "Release hang rate above Y s/h"
@@ -53,14 +64,20 @@ public struct AlertRule: Sendable, Hashable, Codable {
     public var minSessions: Int64?
     /// At most one alert per subject within this many seconds.
     public var cooldownSeconds: Int64
+    /// The window an ``Kind/issueEvents`` rule counts an issue's events over, in seconds
+    /// (3,600 unless edited); nil for the other kinds.
+    public var windowSeconds: Int64?
     /// Where deliveries go: an `http` or `https` URL.
     public var url: String
     /// The HMAC key of ``WebhookSignature``; shown to the admin, never to others.
     public var secret: String
-    /// Whether it fires.
+    /// Whether it fires; false while paused.
     public var enabled: Bool
     /// When it was made.
     public var createdAt: Date
+    /// When it was last resumed after a pause (nil: never paused). It counts nothing that
+    /// happened before this moment.
+    public var resumedAt: Date?
 }
 
 /// What a new rule is made of, before it is checked and stored.
@@ -78,21 +95,32 @@ public struct AlertRuleDraft: Sendable, Hashable, Codable {
     public var minSessions: Int64?
     /// Cooldown in minutes (default 60).
     public var cooldownMinutes: Double?
+    /// The window an `issue_events` rule counts over, in minutes (default 60; 1…10080, a week).
+    public var windowMinutes: Double?
 
     /// A draft; see the properties.
     public init(name: String, kind: String, url: String, threshold: Double? = nil, minSessions: Int64? = nil,
-                cooldownMinutes: Double? = nil) {
+                cooldownMinutes: Double? = nil, windowMinutes: Double? = nil) {
         self.name = name
         self.kind = kind
         self.url = url
         self.threshold = threshold
         self.minSessions = minSessions
         self.cooldownMinutes = cooldownMinutes
+        self.windowMinutes = windowMinutes
     }
 
-    /// The checked values: kind, trimmed name, URL, threshold, minimum sessions, cooldown seconds.
+    /// The draft that would make `rule` again (its kind, name, URL and figures), for an edit
+    /// to change some fields of and check as a whole.
+    public init(_ rule: AlertRule) {
+        self.init(name: rule.name, kind: rule.kind.rawValue, url: rule.url, threshold: rule.threshold, minSessions: rule.minSessions,
+                  cooldownMinutes: Double(rule.cooldownSeconds) / 60, windowMinutes: rule.windowSeconds.map { Double($0) / 60 })
+    }
+
+    /// The checked values: kind, trimmed name, URL, threshold, minimum sessions, cooldown
+    /// seconds, window seconds (`issue_events` only).
     public func validated() throws(AlertRuleError) -> (name: String, kind: AlertRule.Kind, url: String, threshold: Double?,
-                                                       minSessions: Int64?, cooldownSeconds: Int64) {
+                                                       minSessions: Int64?, cooldownSeconds: Int64, windowSeconds: Int64?) {
         guard let kind = AlertRule.Kind(rawValue: kind) else {
             throw .invalid(field: "kind", reason: "expected one of \(AlertRule.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -124,7 +152,71 @@ public struct AlertRuleDraft: Sendable, Hashable, Codable {
         guard minutes.isFinite, minutes >= 0, minutes <= 525_600 else {
             throw .invalid(field: "cooldownMinutes", reason: "0…525600 (a year)")
         }
-        return (name, kind, url, threshold, minSessions, Int64((minutes * 60).rounded()))
+        var windowSeconds: Int64?
+        if kind == .issueEvents {
+            let window = windowMinutes ?? 60
+            guard window.isFinite, window >= 1, window <= 10_080 else {
+                throw .invalid(field: "windowMinutes", reason: "1…10080 (a week)")
+            }
+            windowSeconds = Int64((window * 60).rounded())
+        }
+        return (name, kind, url, threshold, minSessions, Int64((minutes * 60).rounded()), windowSeconds)
+    }
+}
+
+/// An edit of a rule: the fields to change (nil: keep). The kind cannot change (the alerts a
+/// rule fired, and its cooldowns, are about its kind's subjects): delete and re-create instead.
+/// The secret stays, so receivers keep verifying with it.
+public struct AlertRuleChange: Sendable, Hashable, Codable {
+    /// See ``AlertRule/name``.
+    public var name: String?
+    /// The webhook (``AlertRule/url``): alerts already fired and not yet delivered go there too.
+    public var url: String?
+    /// See ``AlertRule/threshold``.
+    public var threshold: Double?
+    /// See ``AlertRule/minSessions``.
+    public var minSessions: Int64?
+    /// Cooldown in minutes.
+    public var cooldownMinutes: Double?
+    /// `issue_events` rules: the window, in minutes.
+    public var windowMinutes: Double?
+
+    /// A change; see the properties.
+    public init(name: String? = nil, url: String? = nil, threshold: Double? = nil, minSessions: Int64? = nil,
+                cooldownMinutes: Double? = nil, windowMinutes: Double? = nil) {
+        self.name = name
+        self.url = url
+        self.threshold = threshold
+        self.minSessions = minSessions
+        self.cooldownMinutes = cooldownMinutes
+        self.windowMinutes = windowMinutes
+    }
+
+    /// Whether it changes nothing.
+    public var isEmpty: Bool {
+        name == nil && url == nil && threshold == nil && minSessions == nil && cooldownMinutes == nil && windowMinutes == nil
+    }
+
+    /// `rule`'s draft with these fields changed; check it with ``AlertRuleDraft/validated()``.
+    /// A field the rule's kind does not use is refused rather than silently dropped.
+    public func applied(to rule: AlertRule) throws(AlertRuleError) -> AlertRuleDraft {
+        if threshold != nil, !rule.kind.needsThreshold {
+            throw .invalid(field: "threshold", reason: "\(rule.kind.rawValue) rules have no threshold")
+        }
+        if minSessions != nil, !rule.kind.isAboutReleases {
+            throw .invalid(field: "minSessions", reason: "only release rules count sessions")
+        }
+        if windowMinutes != nil, rule.kind != .issueEvents {
+            throw .invalid(field: "windowMinutes", reason: "only issue_events rules have a window")
+        }
+        var draft = AlertRuleDraft(rule)
+        if let name { draft.name = name }
+        if let url { draft.url = url }
+        if let threshold { draft.threshold = threshold }
+        if let minSessions { draft.minSessions = minSessions }
+        if let cooldownMinutes { draft.cooldownMinutes = cooldownMinutes }
+        if let windowMinutes { draft.windowMinutes = windowMinutes }
+        return draft
     }
 }
 

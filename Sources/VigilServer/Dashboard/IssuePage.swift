@@ -83,10 +83,21 @@ enum IssuePage {
             html.raw("</a></td><td class=\"num\">\(version.events)</td><td>\(DashboardPage.time(version.firstSeen))</td>"
                      + "<td>\(DashboardPage.time(version.lastSeen))</td></tr>")
         }
-        html.raw("</tbody></table><h2>Latest events in this time range and filter</h2><table><thead><tr><th>Time</th><th>Version</th><th>Device</th><th>OS</th>"
-                 + "<th>Page</th><th class=\"num\">Duration</th></tr></thead><tbody>")
-        for event in try page.context.store.issueEvents(projectID: page.project.id, issueID: summary.id, limit: 25,
-                                                        conditions: page.filter.eventConditions(now: page.now)) {
+        html.raw("</tbody></table><h2>Latest events in this time range and filter</h2>")
+        let events = try page.context.store.issueEvents(projectID: page.project.id, issueID: summary.id, limit: 25,
+                                                        conditions: page.filter.eventConditions(now: page.now))
+        if events.isEmpty {
+            // No link to follow: with retention, an issue can outlive every raw event it had.
+            html.raw(issue.lastEventID == nil
+                     ? "<p class=\"empty\" id=\"no-events-kept\">No raw event of this issue is kept any more: they were older than "
+                        + "the server's retention (<code>--retention-days</code>). The counts, stack and versions above are its "
+                        + "whole history.</p>"
+                     : "<p class=\"empty\">None in this time range and filter.</p>")
+        } else {
+            html.raw("<table><thead><tr><th>Time</th><th>Version</th><th>Device</th><th>OS</th>"
+                     + "<th>Page</th><th class=\"num\">Duration</th></tr></thead><tbody>")
+        }
+        for event in events {
             html.raw("<tr><td>\(DashboardPage.time(event.time))</td><td>")
             html.text("\(event.appVersion) (\(event.appBuild))")
             html.raw("</td><td>")
@@ -97,7 +108,8 @@ enum IssuePage {
             html.text(event.page ?? "")
             html.raw("</td><td class=\"num\">\(DashboardPage.ms(event.durationMs))</td></tr>")
         }
-        html.raw("</tbody></table><p class=\"muted\">Fingerprint <code>")
+        if !events.isEmpty { html.raw("</tbody></table>") }
+        html.raw("<p class=\"muted\">Fingerprint <code>")
         html.text(summary.fingerprint)
         html.raw("</code></p>")
         return try page.render(title: summary.title, active: "/issues", body: html.output,

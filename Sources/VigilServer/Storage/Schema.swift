@@ -5,12 +5,12 @@
 /// Times are milliseconds since 1970 (UTC) in `BIGINT` columns; JSON is stored as `TEXT`.
 enum Schema {
     /// The version this server writes.
-    static let currentVersion = 10
+    static let currentVersion = 11
 
     /// Migration `n` (1-based) brings a database at version `n - 1` to `n`.
     static func migrations(_ dialect: SQLDialect) -> [[String]] {
         [version1(dialect), version2, version3(dialect), version4, version5(dialect), version6(dialect), version7(dialect), version8, version9(dialect),
-         version10(dialect)]
+         version10(dialect), version11(dialect)]
     }
 
     /// Version 10: `request_facts` keyed by time. Its key was `(project_id, event_id)`: event
@@ -65,6 +65,22 @@ enum Schema {
                 "DROP INDEX request_facts_time",
             ]
         }
+    }
+
+    /// Version 11: alert rules can be edited and paused, and finished alerts are pruned.
+    ///
+    /// `alert_rules.window_seconds` is the window an `issue_events` rule counts over (NULL: an
+    /// hour, as before); `alert_rules.resumed_at` is when a paused rule was last resumed, so
+    /// that it counts only what happened after (NULL: never paused). The two indexes let
+    /// retention find finished alerts (delivered, failed, dropped) and delivery-log rows by
+    /// age without walking the tables.
+    private static func version11(_ d: SQLDialect) -> [String] {
+        [
+            "ALTER TABLE alert_rules ADD COLUMN window_seconds BIGINT",
+            "ALTER TABLE alert_rules ADD COLUMN resumed_at BIGINT",
+            "CREATE INDEX alert_outbox_finished ON alert_outbox (created_at) WHERE state <> 0",
+            "CREATE INDEX alert_deliveries_time ON alert_deliveries (attempted_at)",
+        ]
     }
 
     /// Version 9: `request_facts`, one narrow row per `network` event with what the request

@@ -70,15 +70,78 @@ extension ServerStore {
         let id = try database.write { connection in
             let baseline = try connection.scalar("SELECT MAX(id) FROM issues WHERE project_id = ?", [.integer(projectID)]).int64 ?? 0
             return try connection.scalar("""
-                INSERT INTO alert_rules (project_id, name, kind, threshold, min_sessions, cooldown_seconds, url, secret, enabled,
-                    created_at, baseline_issue_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING id
+                INSERT INTO alert_rules (project_id, name, kind, threshold, min_sessions, cooldown_seconds, window_seconds, url, secret,
+                    enabled, created_at, baseline_issue_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING id
                 """, [.integer(projectID), .text(valid.name), .text(valid.kind.rawValue), .optional(valid.threshold),
-                      .optional(valid.minSessions), .integer(valid.cooldownSeconds), .text(valid.url), .text(secret),
-                      .integer(created), .integer(baseline)]).int64 ?? 0
+                      .optional(valid.minSessions), .integer(valid.cooldownSeconds), .optional(valid.windowSeconds), .text(valid.url),
+                      .text(secret), .integer(created), .integer(baseline)]).int64 ?? 0
         }
         return AlertRule(id: id, projectID: projectID, name: valid.name, kind: valid.kind, threshold: valid.threshold,
-                         minSessions: valid.minSessions, cooldownSeconds: valid.cooldownSeconds, url: valid.url, secret: secret,
-                         enabled: true, createdAt: ServerStore.date(created))
+                         minSessions: valid.minSessions, cooldownSeconds: valid.cooldownSeconds, windowSeconds: valid.windowSeconds,
+                         url: valid.url, secret: secret, enabled: true, createdAt: ServerStore.date(created))
+    }
+
+    /// Changes a rule's name, webhook, threshold, minimum sessions, cooldown or window (the
+    /// fields `change` gives), checked as a whole like a new rule; returns the rule as stored.
+    /// Takes effect at the next evaluation or transition; alerts already fired keep the body
+    /// they were rendered with, and those not yet delivered go to the new URL. Throws
+    /// ``AlertRuleError``.
+    public func updateAlertRule(projectID: Int64, id: Int64, _ change: AlertRuleChange) throws -> AlertRule {
+        try database.write { connection in
+            let lock = connection.dialect == .postgres ? " FOR UPDATE" : ""
+            guard let row = try connection.first("SELECT * FROM alert_rules WHERE project_id = ? AND id = ?\(lock)",
+                                                 [.integer(projectID), .integer(id)]),
+                  var rule = Self.rule(row) else {
+                throw AlertRuleError.unknown(id)
+            }
+            let valid = try change.applied(to: rule).validated()
+            try connection.execute("""
+                UPDATE alert_rules SET name = ?, url = ?, threshold = ?, min_sessions = ?, cooldown_seconds = ?, window_seconds = ?
+                WHERE id = ?
+                """, [.text(valid.name), .text(valid.url), .optional(valid.threshold), .optional(valid.minSessions),
+                      .integer(valid.cooldownSeconds), .optional(valid.windowSeconds), .integer(id)])
+            rule.name = valid.name
+            rule.url = valid.url
+            rule.threshold = valid.threshold
+            rule.minSessions = valid.minSessions
+            rule.cooldownSeconds = valid.cooldownSeconds
+            rule.windowSeconds = valid.windowSeconds
+            return rule
+        }
+    }
+
+    /// Pauses a rule (it fires nothing until resumed) or resumes it; returns the rule as stored.
+    /// Pausing a paused rule, or resuming a running one, changes nothing.
+    ///
+    /// Resuming does not fire for what happened while the rule was paused: its
+    /// ``AlertRule/resumedAt`` becomes `now` (an `issue_events` rule then counts only events
+    /// that happened after it) and its new-issue baseline the project's newest issue (issues
+    /// that appeared meanwhile are not reported); regressions and comebacks are decided when
+    /// they happen, and a paused rule is not asked then. Release rules judge a level (a
+    /// release's rates over 30 days), so a release still past the threshold after the resume
+    /// fires, as it would for a rule made then. Alerts fired before the pause keep being
+    /// delivered. Throws ``AlertRuleError/unknown(_:)``.
+    public func setAlertRulePaused(projectID: Int64, id: Int64, paused: Bool, now: Date) throws -> AlertRule {
+        try database.write { connection in
+            let lock = connection.dialect == .postgres ? " FOR UPDATE" : ""
+            guard let row = try connection.first("SELECT * FROM alert_rules WHERE project_id = ? AND id = ?\(lock)",
+                                                 [.integer(projectID), .integer(id)]),
+                  var rule = Self.rule(row) else {
+                throw AlertRuleError.unknown(id)
+            }
+            if paused, rule.enabled {
+                try connection.execute("UPDATE alert_rules SET enabled = 0 WHERE id = ?", [.integer(id)])
+                rule.enabled = false
+            } else if !paused, !rule.enabled {
+                let at = ServerStore.millis(now)
+                let baseline = try connection.scalar("SELECT MAX(id) FROM issues WHERE project_id = ?", [.integer(projectID)]).int64 ?? 0
+                try connection.execute("UPDATE alert_rules SET enabled = 1, resumed_at = ?, baseline_issue_id = ? WHERE id = ?",
+                                       [.integer(at), .integer(max(baseline, row.int64("baseline_issue_id"))), .integer(id)])
+                rule.enabled = true
+                rule.resumedAt = ServerStore.date(at)
+            }
+            return rule
+        }
     }
 
     /// The project's rules, oldest first.
@@ -123,9 +186,10 @@ extension ServerStore {
         guard let kind = row.string("kind").flatMap(AlertRule.Kind.init(rawValue:)) else { return nil }
         return AlertRule(id: row.int64("id"), projectID: row.int64("project_id"), name: row.string("name") ?? "", kind: kind,
                          threshold: row["threshold"].double, minSessions: row["min_sessions"].int64,
-                         cooldownSeconds: row.int64("cooldown_seconds"), url: row.string("url") ?? "",
-                         secret: row.string("secret") ?? "", enabled: row.int("enabled") != 0,
-                         createdAt: ServerStore.date(row.int64("created_at")))
+                         cooldownSeconds: row.int64("cooldown_seconds"),
+                         windowSeconds: kind == .issueEvents ? (row["window_seconds"].int64 ?? 3600) : nil,
+                         url: row.string("url") ?? "", secret: row.string("secret") ?? "", enabled: row.int("enabled") != 0,
+                         createdAt: ServerStore.date(row.int64("created_at")), resumedAt: row["resumed_at"].int64.map(ServerStore.date))
     }
 
     // MARK: Firing
@@ -229,6 +293,39 @@ extension ServerStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.text(alert.id), .integer(alert.projectID), .integer(alert.ruleID), .int(alert.attempt), .integer(now),
                       status.map { .int($0) } ?? .null, .optional(error), .real(durationMs)])
+        }
+    }
+
+    // MARK: Retention
+
+    /// Deletes up to `limit` finished alerts (delivered, failed or dropped) made before
+    /// `cutoff`, oldest first, in one short transaction; returns how many. Pending alerts are
+    /// never deleted, nor the cooldown rows (they are what keeps a new-issue rule from firing
+    /// twice for one issue). Several servers: rows another one is deleting are skipped (`SKIP
+    /// LOCKED` on PostgreSQL). Cost: a range read of the `alert_outbox_finished` index.
+    public func pruneFinishedAlerts(before cutoff: Date, limit: Int) throws -> Int {
+        try database.write { connection in
+            try connection.query("""
+                WITH doomed AS MATERIALIZED (
+                    SELECT id FROM alert_outbox WHERE state <> 0 AND created_at < ?
+                    ORDER BY created_at LIMIT ?\(connection.dialect.claimRows))
+                DELETE FROM alert_outbox WHERE state <> 0 AND id IN (SELECT id FROM doomed) RETURNING id
+                """, [.integer(ServerStore.millis(cutoff)), .int(max(1, limit))]).count
+        }
+    }
+
+    /// Deletes up to `limit` delivery-log rows of attempts made before `cutoff`, oldest first,
+    /// in one short transaction; returns how many. The attempts of an alert still pending stay
+    /// (its log is still being written). Cost: a range read of the `alert_deliveries_time` index.
+    public func pruneAlertDeliveries(before cutoff: Date, limit: Int) throws -> Int {
+        try database.write { connection in
+            try connection.query("""
+                WITH doomed AS MATERIALIZED (
+                    SELECT d.id FROM alert_deliveries d WHERE d.attempted_at < ? AND NOT EXISTS (
+                        SELECT 1 FROM alert_outbox o WHERE o.id = d.alert_id AND o.state = 0)
+                    ORDER BY d.attempted_at LIMIT ?\(connection.dialect.claimRows))
+                DELETE FROM alert_deliveries WHERE id IN (SELECT id FROM doomed) RETURNING id
+                """, [.integer(ServerStore.millis(cutoff)), .int(max(1, limit))]).count
         }
     }
 

@@ -90,7 +90,8 @@ extension ServerStore {
                     event_count = issues.event_count + excluded.event_count,
                     first_seen = CASE WHEN excluded.first_seen < issues.first_seen THEN excluded.first_seen ELSE issues.first_seen END,
                     last_seen = CASE WHEN excluded.last_seen > issues.last_seen THEN excluded.last_seen ELSE issues.last_seen END,
-                    last_event_id = CASE WHEN excluded.last_seen >= issues.last_seen THEN excluded.last_event_id ELSE issues.last_event_id END,
+                    last_event_id = CASE WHEN excluded.last_seen >= issues.last_seen OR issues.last_event_id IS NULL
+                        THEN excluded.last_event_id ELSE issues.last_event_id END,
                     title = excluded.title, subtitle = excluded.subtitle, frames_json = excluded.frames_json,
                     symbolicated = excluded.symbolicated,
                     classification_json = COALESCE(excluded.classification_json, issues.classification_json)

@@ -11,7 +11,9 @@ extension ServerStore {
     /// delete does not change, and what was pruned from each issue is kept (`issue_pruned` per
     /// version, the sessions marked in `issue_users`) so that a later recount from the
     /// remaining events still includes it. `event_counts` drops by the rows deleted: it counts
-    /// the raw events stored now. Events waiting for (re-)processing are never pruned.
+    /// the raw events stored now. Events waiting for (re-)processing are never pruned. An issue
+    /// whose latest event (`last_event_id`) was pruned points to its newest event still kept,
+    /// or to none (NULL) when none is; the next event attached to it becomes its latest again.
     ///
     /// Two servers pruning at once: on PostgreSQL the rows one claims are skipped by the other
     /// (`SKIP LOCKED`), and only the rows a delete really removed are tallied (`RETURNING`).
@@ -69,6 +71,8 @@ extension ServerStore {
                 try connection.execute("UPDATE issue_users SET pruned = 1 WHERE issue_id = ? AND user_key = ? AND pruned = 0",
                                        [.integer(session.issue), .text(session.text)])
             }
+            try Self.repointLatestEvents(issues: Set(tallies.keys.map(\.issue)), deleted: Set(deleted.compactMap { $0.string("id") }),
+                                         on: connection)
             // Their missing-symbol links: they can no longer be processed again.
             ids.sort()
             var start = 0
@@ -87,6 +91,29 @@ extension ServerStore {
             counts.add(projectID: projectID, state: 1, -deleted.count)
             try counts.write(on: connection)
             return deleted.count
+        }
+    }
+
+    /// Points each of `issues` whose latest event is among `deleted` to its newest event still
+    /// stored (through the `(issue_id, occurred_at)` index), or to none. Events are pruned
+    /// oldest first, so this happens only when the issue's latest event was old enough to go.
+    static func repointLatestEvents(issues: Set<Int64>, deleted: Set<String>, on connection: any DatabaseConnection) throws {
+        guard !issues.isEmpty else { return }
+        let ids = issues.sorted()
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        let stale = try connection.query("SELECT id, last_event_id FROM issues WHERE id IN (\(marks))", ids.map { .integer($0) })
+            .compactMap { row -> (Int64, String)? in
+                guard let last = row.string("last_event_id"), deleted.contains(last) else { return nil }
+                return (row.int64("id"), last)
+            }
+        // `last_event_id = ?`: a transaction that attached a newer event meanwhile has set it
+        // already (PostgreSQL re-checks the condition on the row it committed), and wins.
+        for (issue, last) in stale.sorted(by: { $0.0 < $1.0 }) {
+            try connection.execute("""
+                UPDATE issues SET last_event_id = (
+                    SELECT e.id FROM apm_event e WHERE e.issue_id = ? ORDER BY e.occurred_at DESC LIMIT 1)
+                WHERE id = ? AND last_event_id = ?
+                """, [.integer(issue), .integer(issue), .text(last)])
         }
     }
 }
