@@ -13,7 +13,7 @@ enum ServeCommand: Command {
                            [--rate-limit N] [--rate-burst N] [--max-events-bytes N] [--max-events-decoded-bytes N]
                            [--max-symbols-bytes N] [--spool-dir DIR] [--decoder tape|foundation] [--process-at-ingest on|off]
                            [--metrics-token TOKEN] [--connections-per-address N] [--header-timeout SECONDS]
-                           [--exit-after SECONDS]
+                           [--events clickhouse://HOST:PORT/DATABASE?cluster=NAME] [--events-spool DIR] [--exit-after SECONDS]
 
           --db                 where the data lives (default sqlite:.vigil/vigil.sqlite); several servers may share
                                one PostgreSQL database
@@ -35,6 +35,10 @@ enum ServeCommand: Command {
                                token works too); without it /metrics is open to whoever reaches the port
           --connections-per-address  most connections one client address may hold (default 64; 0 = no limit)
           --header-timeout     seconds a request's headers may take in all (default 20; 0 = only the idle timeout)
+          --events             also keep every event in a ClickHouse cluster and read the dashboard's figures there:
+                               clickhouse://HOST:PORT/DATABASE?cluster=NAME[&user=U][&password=P][&nodes=H:P,H:P]
+                               (HTTP interface; nodes: one HTTP address per shard, in shard order)
+          --events-spool       where batches wait until ClickHouse confirms them (default .vigil/events-spool)
           --exit-after         stop after SECONDS (tests and demos)
         """
 
@@ -42,7 +46,7 @@ enum ServeCommand: Command {
         let valued: Set<String> = ["db", "bind", "port", "admin-token", "threads", "handler-nice", "workers", "connections", "rate-limit",
                                    "rate-burst", "max-events-bytes", "max-events-decoded-bytes", "max-symbols-bytes",
                                    "spool-dir", "decoder", "process-at-ingest", "exit-after", "metrics-token",
-                                   "connections-per-address", "header-timeout"]
+                                   "connections-per-address", "header-timeout", "events", "events-spool"]
         let arguments = try Arguments(words, valued: valued)
         let unknown = arguments.unknown(allowedFlags: ["reset-admin-token"], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -69,6 +73,10 @@ enum ServeCommand: Command {
         options.eventsMaxDecodedBytes = try arguments.number("max-events-decoded-bytes", default: options.eventsMaxDecodedBytes)
         options.symbolsMaxBytes = try arguments.number("max-symbols-bytes", default: options.symbolsMaxBytes)
         if let spool = arguments.value("spool-dir") { options.spoolDirectory = spool }
+        if let events = arguments.value("events") {
+            do { options.events = try ClickHouseLocation(events) } catch { throw UsageError("\(error)") }
+        }
+        if let spool = arguments.value("events-spool") { options.eventsSpoolDirectory = spool }
         if let decoder = arguments.value("decoder") {
             guard let parsed = EventIngestor.Decoder(rawValue: decoder) else { throw UsageError("--decoder: expected tape or foundation") }
             options.decoder = parsed

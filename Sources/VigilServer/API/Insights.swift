@@ -139,10 +139,15 @@ public struct Overview: Sendable, Hashable, Codable {
 
 /// The aggregate views behind the dashboard and the query API, computed from roll-ups.
 public struct Insights: Sendable {
-    let store: ServerStore
+    let metadata: ServerStore
+    let store: any RollupSource
 
-    /// Views over `store`.
-    public init(store: ServerStore) { self.store = store }
+    /// Views over the roll-ups of `rollups` (the main database's by default), with issues and
+    /// pending counts from `store`.
+    public init(store: ServerStore, rollups: (any RollupSource)? = nil) {
+        metadata = store
+        self.store = rollups ?? store
+    }
 
     /// Hangs per page, most total hang time first.
     public func hangs(projectID: Int64, filter: RollupFilter = RollupFilter()) throws -> [HangPageStat] {
@@ -304,10 +309,10 @@ public struct Insights: Sendable {
             byType[row.dimension, default: 0] += row.count
             byDay[Self.dayString(row.day ?? 0), default: 0] += row.count
         }
-        let issues = try store.issues(projectID: projectID, limit: 1000)
+        let issues = try metadata.issues(projectID: projectID, limit: 1000)
         return Overview(eventsByType: byType, eventsByDay: byDay, crashIssues: issues.filter { $0.kind == "crash" }.count,
                         hangIssues: issues.filter { $0.kind == "hang" }.count,
-                        pending: try store.eventCounts(projectID: projectID).pending, versions: try store.appVersions(projectID: projectID))
+                        pending: try metadata.eventCounts(projectID: projectID).pending, versions: try store.appVersions(projectID: projectID))
     }
 
     /// `YYYY-MM-DD` for a day number.

@@ -66,7 +66,7 @@ enum ReleaseRoutes {
             let project = try context.project(for: request)
             let days = try self.days(request)
             let today = Int64((context.clock.wallNow().timeIntervalSince1970 / 86_400).rounded(.down))
-            let releases = try context.store.releaseHealth(projectID: project.id, sinceDay: today - Int64(days) + 1)
+            let releases = try context.rollups.releaseHealth(projectID: project.id, sinceDay: today - Int64(days) + 1)
             return .json(encoding: Answer(days: days, releases: releases.map {
                 Release(total: Figures($0.total), days: $0.days.map(Figures.init))
             }))

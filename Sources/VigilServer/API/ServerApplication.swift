@@ -60,13 +60,24 @@ public final class ServerApplication: Sendable {
         let symbolTables = SymbolTableCache(engine: symbolication)
         let processor = EventProcessor(store: store, symbols: symbolTables, crashAnalyzer: crashAnalyzer, metrics: metrics,
                                        clock: clock, log: log)
+        var eventSink: ClickHouseEventSink?
+        var rollups: (any RollupSource)?
+        if let location = options.events {
+            let cluster = try ClickHouseCluster(location)
+            try cluster.createSchema()
+            let sink = try ClickHouseEventSink(cluster: cluster, spool: try EventSpool(directory: options.eventsSpoolDirectory), log: log)
+            eventSink = sink
+            rollups = ClickHouseEventStore(cluster: cluster)
+        }
         context = ServerContext(options: options, store: store,
                                 authenticator: Authenticator(store: store, adminTokenHash: adminHash, sessionSecret: secret, clock: clock),
                                 rateLimiter: RateLimiter(perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst, clock: clock),
                                 ingestor: EventIngestor(store: store, clock: clock, decoder: options.decoder,
-                                                        processor: options.workers > 0 && options.processAtIngest ? processor : nil),
+                                                        processor: options.workers > 0 && options.processAtIngest ? processor : nil,
+                                                        sink: eventSink, sinkAnalyzer: processor),
                                 processor: processor, symbolTables: symbolTables, metrics: metrics,
-                                symbolication: symbolication, reportImporter: reportImporter, clock: clock)
+                                symbolication: symbolication, reportImporter: reportImporter, clock: clock,
+                                rollups: rollups, eventSink: eventSink)
         var router = HTTPRouter()
         APIRoutes.install(into: &router, context: context)
         OTLPRoutes.install(into: &router, context: context)
@@ -79,11 +90,13 @@ public final class ServerApplication: Sendable {
             metricsSink.recordRequest(route: route, status: status, seconds: seconds)
         }
         if options.workers > 0 { processor.start(workers: options.workers) }
+        eventSink?.start()
     }
 
     /// Stops serving, then stops the workers after their current batch, then closes the database.
     public func stop() {
         http.stop()
+        context.eventSink?.stop()
         context.processor.stop()
         context.store.database.close()
     }

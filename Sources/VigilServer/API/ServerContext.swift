@@ -23,6 +23,10 @@ public final class ServerContext: Sendable {
     public let metrics: ServerMetrics
     /// Aggregate views over the roll-ups.
     public let insights: Insights
+    /// Where roll-ups are read: the main database's tables, or the event table on ClickHouse.
+    public let rollups: any RollupSource
+    /// Delivers events to ClickHouse, with `--events`.
+    public let eventSink: ClickHouseEventSink?
     /// Builds and opens SymCaches, when plugged in.
     public let symbolication: (any SymbolicationEngine)?
     /// Reads crash-report files, when plugged in.
@@ -32,7 +36,8 @@ public final class ServerContext: Sendable {
 
     init(options: ServerOptions, store: ServerStore, authenticator: Authenticator, rateLimiter: RateLimiter,
          ingestor: EventIngestor, processor: EventProcessor, symbolTables: SymbolTableCache, metrics: ServerMetrics,
-         symbolication: (any SymbolicationEngine)?, reportImporter: (any CrashReportImporter)?, clock: any VigilClock) {
+         symbolication: (any SymbolicationEngine)?, reportImporter: (any CrashReportImporter)?, clock: any VigilClock,
+         rollups: (any RollupSource)? = nil, eventSink: ClickHouseEventSink? = nil) {
         self.options = options
         self.store = store
         self.authenticator = authenticator
@@ -41,7 +46,9 @@ public final class ServerContext: Sendable {
         self.processor = processor
         self.symbolTables = symbolTables
         self.metrics = metrics
-        self.insights = Insights(store: store)
+        self.rollups = rollups ?? store
+        self.eventSink = eventSink
+        self.insights = Insights(store: store, rollups: rollups ?? store)
         self.symbolication = symbolication
         self.reportImporter = reportImporter
         self.clock = clock

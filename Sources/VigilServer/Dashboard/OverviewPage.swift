@@ -16,7 +16,7 @@ enum OverviewPage {
         }
         html.raw("</div>")
         // The latest release's health, when sessions are reported.
-        if let latest = try page.context.store.releaseHealth(projectID: page.project.id, sinceDay: ReleasesPage.sinceDay(page)).first?.total {
+        if let latest = try page.context.rollups.releaseHealth(projectID: page.project.id, sinceDay: ReleasesPage.sinceDay(page)).first?.total {
             html.raw("<h2>Latest release: ")
             html.text(latest.name)
             html.raw("</h2><div class=\"cards\" id=\"latest-release\">")

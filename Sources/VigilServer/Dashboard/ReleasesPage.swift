@@ -7,7 +7,7 @@ import VigilCore
 /// and daily trends of crash-free sessions and hang rate per release.
 enum ReleasesPage {
     static func render(_ page: DashboardPage) throws -> HTTPResponse {
-        let releases = try page.context.store.releaseHealth(projectID: page.project.id, sinceDay: sinceDay(page))
+        let releases = try page.context.rollups.releaseHealth(projectID: page.project.id, sinceDay: sinceDay(page))
         var html = HTML()
         guard !releases.isEmpty else {
             html.raw("<p class=\"empty\">No sessions yet: the SDK reports one `session` event per app run.</p>")

@@ -1,7 +1,7 @@
 import Foundation
 import VigilCore
 
-extension ServerStore {
+extension RollupSource {
     /// Release health of the project since `sinceDay` (days since 1970; nil: everything):
     /// one ``ReleaseHealth`` per release over the period, newest version first, and beside
     /// each its figures per day, oldest first.
@@ -12,7 +12,7 @@ extension ServerStore {
     public func releaseHealth(projectID: Int64, sinceDay: Int64? = nil) throws
         -> [(total: ReleaseHealth, days: [ReleaseHealth])] {
         let filter = RollupFilter(sinceDay: sinceDay, byVersion: true, byDay: true)
-        struct Key: Hashable { var version: String; var build: String; var day: Int64? }
+        typealias Key = ReleaseHealthKey
         var figures: [Key: ReleaseHealth] = [:]
         func update(_ key: Key, _ change: (inout ReleaseHealth) -> Void) {
             change(&figures[key, default: ReleaseHealth(version: key.version, build: key.build, day: key.day)])
@@ -33,22 +33,14 @@ extension ServerStore {
         }
         // Sketches: per day as stored, and per release merged over the days.
         var sketches: [Key: (users: HyperLogLog, crashed: HyperLogLog)] = [:]
-        try database.read { connection in
-            var sql = """
-                SELECT app_version, dimension, metric, day, register, rank FROM rollup_sketches
-                WHERE project_id = ? AND metric IN (?, ?)
-                """
-            var arguments: [SQLValue] = [.integer(projectID), .text(ReleaseMetric.users), .text(ReleaseMetric.crashedUsers)]
-            if let sinceDay { sql += " AND day >= ?"; arguments.append(.integer(sinceDay)) }
-            for row in try connection.query(sql, arguments) {
-                let version = row.string("app_version") ?? "", build = row.string("dimension") ?? ""
-                let crashed = row.string("metric") == ReleaseMetric.crashedUsers
-                let register = row.int("register"), rank = UInt8(clamping: row.int("rank"))
-                for key in [Key(version: version, build: build, day: row.int64("day")), Key(version: version, build: build, day: nil)] {
-                    var pair = sketches[key] ?? (HyperLogLog(), HyperLogLog())
-                    if crashed { pair.crashed.set(register: register, rank: rank) } else { pair.users.set(register: register, rank: rank) }
-                    sketches[key] = pair
-                }
+        for row in try sketchRegisters(projectID: projectID, metrics: [ReleaseMetric.users, ReleaseMetric.crashedUsers],
+                                       sinceDay: sinceDay) {
+            let crashed = row.metric == ReleaseMetric.crashedUsers
+            for key in [Key(version: row.appVersion, build: row.dimension, day: row.day),
+                        Key(version: row.appVersion, build: row.dimension, day: nil)] {
+                var pair = sketches[key] ?? (HyperLogLog(), HyperLogLog())
+                if crashed { pair.crashed.set(register: row.register, rank: row.rank) } else { pair.users.set(register: row.register, rank: row.rank) }
+                sketches[key] = pair
             }
         }
         for (key, pair) in sketches {
@@ -83,7 +75,7 @@ extension ServerStore {
             update(key) { health in health.adoption = all > 0 ? Double(health.sessions) / Double(all) : 0 }
         }
         let totals = figures.filter { $0.key.day == nil }.values.sorted { a, b in
-            a.version != b.version ? Self.versionPrecedes(b.version, a.version) : Self.versionPrecedes(b.build, a.build)
+            a.version != b.version ? ServerStore.versionPrecedes(b.version, a.version) : ServerStore.versionPrecedes(b.build, a.build)
         }
         return totals.map { total in
             let days = figures.values.filter { $0.day != nil && $0.version == total.version && $0.build == total.build }
@@ -91,4 +83,11 @@ extension ServerStore {
             return (total, days)
         }
     }
+}
+
+/// A release (version and build) over the period (`day` nil) or on one day.
+struct ReleaseHealthKey: Hashable {
+    var version: String
+    var build: String
+    var day: Int64?
 }

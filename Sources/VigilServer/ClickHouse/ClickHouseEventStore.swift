@@ -1,0 +1,126 @@
+import Foundation
+
+/// The roll-ups computed from the event table on ClickHouse: the same ``RollupSource`` answers
+/// as the main database's roll-up tables, as `GROUP BY` queries over the `Distributed` table.
+///
+/// Each row holds its event's contributions (``ClickHouseSchema``), so a query `ARRAY JOIN`s
+/// them; a filter on the event types that can carry the metrics keeps the scan to the matching
+/// `(project_id, type)` ranges of the sort key. Histograms come back as (bucket, count) and are
+/// read into the same ``LogHistogram``, so percentiles equal SQLite's and PostgreSQL's exactly.
+///
+/// Threading: safe to share. Cost: one HTTP query per call, a scan of the project's rows of
+/// those types (ClickHouse reads only the columns named).
+public struct ClickHouseEventStore: RollupSource {
+    /// The cluster read from.
+    public let cluster: ClickHouseCluster
+
+    /// Reads over `cluster`.
+    public init(cluster: ClickHouseCluster) { self.cluster = cluster }
+
+    /// The event types whose rows can carry `metric`; nil: any type.
+    static func types(of metric: String) -> [String]? {
+        if metric == "events" { return nil }
+        if metric == ReleaseMetric.hangs || metric.hasPrefix("hang") { return ["hang"] }
+        if metric == ReleaseMetric.ttid || metric.hasPrefix("launch") { return ["launch"] }
+        if metric.hasPrefix("release.") { return ["session"] }
+        for type in ["crash", "frames", "network", "span", "resource", "log"] where metric == type || metric.hasPrefix(type + ".") {
+            return [type]
+        }
+        return nil
+    }
+
+    private func typeClause(_ metrics: [String]) -> String {
+        var types = Set<String>()
+        for metric in metrics {
+            guard let these = Self.types(of: metric) else { return "" }
+            types.formUnion(these)
+        }
+        return " AND type IN (\(types.sorted().map(ClickHouseNode.literal).joined(separator: ", ")))"
+    }
+
+    private func filterClause(_ filter: RollupFilter) -> String {
+        var clause = ""
+        if let version = filter.version { clause += " AND app_version = \(ClickHouseNode.literal(version))" }
+        if let since = filter.sinceDay { clause += " AND day >= \(since) AND occurred_at >= \(since * 86_400_000)" }
+        return clause
+    }
+
+    public func rollupSums(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [RollupRow] {
+        guard !metrics.isEmpty else { return [] }
+        var groups = ["metric", "dimension"]
+        if filter.byVersion { groups.append("app_version") }
+        if filter.byDay { groups.append("day") }
+        let list = groups.joined(separator: ", ")
+        let rows = try cluster.entry.rows("""
+            SELECT \(list), sum(c), sum(t) FROM \(cluster.distributedTable)
+            ARRAY JOIN sum_metric AS metric, sum_dimension AS dimension, sum_count AS c, sum_total AS t
+            WHERE project_id = \(projectID)\(typeClause(metrics))\(filterClause(filter))
+              AND metric IN (\(metrics.map(ClickHouseNode.literal).joined(separator: ", ")))
+            GROUP BY \(list)
+            """)
+        return try rows.map { row in
+            guard row.count == groups.count + 2 else { throw ClickHouseError.unexpectedAnswer("\(row.count) fields in a roll-up row") }
+            var index = 2
+            var version: String?
+            var day: Int64?
+            if filter.byVersion { version = row[index] ?? ""; index += 1 }
+            if filter.byDay { day = row[index].flatMap { Int64($0) }; index += 1 }
+            return RollupRow(metric: row[0] ?? "", dimension: row[1] ?? "", appVersion: version, day: day,
+                             count: row[index].flatMap { Int64($0) } ?? 0, total: row[index + 1].flatMap { Double($0) } ?? 0)
+        }
+    }
+
+    public func rollupDistributions(projectID: Int64, metric: String, filter: RollupFilter) throws -> [RollupDistribution] {
+        var groups = ["dimension"]
+        if filter.byVersion { groups.append("app_version") }
+        if filter.byDay { groups.append("day") }
+        let list = groups.joined(separator: ", ")
+        let rows = try cluster.entry.rows("""
+            SELECT \(list), bucket, count() FROM \(cluster.distributedTable)
+            ARRAY JOIN obs_metric AS metric, obs_dimension AS dimension, obs_bucket AS bucket
+            WHERE project_id = \(projectID)\(typeClause([metric]))\(filterClause(filter)) AND metric = \(ClickHouseNode.literal(metric))
+            GROUP BY \(list), bucket
+            """)
+        var grouped: [RollupDistribution] = []
+        var index: [String: Int] = [:]
+        for row in rows {
+            guard row.count == groups.count + 2 else { throw ClickHouseError.unexpectedAnswer("\(row.count) fields in a histogram row") }
+            var field = 1
+            var version: String?
+            var day: Int64?
+            if filter.byVersion { version = row[field] ?? ""; field += 1 }
+            if filter.byDay { day = row[field].flatMap { Int64($0) }; field += 1 }
+            let dimension = row[0] ?? ""
+            let key = "\(dimension)\u{1}\(version ?? "")\u{1}\(day.map(String.init) ?? "")"
+            if index[key] == nil {
+                index[key] = grouped.count
+                grouped.append(RollupDistribution(dimension: dimension, appVersion: version, day: day, histogram: LogHistogram()))
+            }
+            grouped[index[key]!].histogram.add(bucket: row[field].flatMap { Int($0) } ?? 0,
+                                               count: row[field + 1].flatMap { Int64($0) } ?? 0)
+        }
+        return grouped
+    }
+
+    public func appVersions(projectID: Int64) throws -> [String] {
+        try cluster.entry.rows("SELECT DISTINCT app_version FROM \(cluster.distributedTable) WHERE project_id = \(projectID)")
+            .compactMap { $0.first ?? nil }
+            .sorted { ServerStore.versionPrecedes($1, $0) }
+    }
+
+    public func sketchRegisters(projectID: Int64, metrics: [String], sinceDay: Int64?) throws -> [SketchRegisterRow] {
+        guard !metrics.isEmpty else { return [] }
+        let since = sinceDay.map { " AND day >= \($0) AND occurred_at >= \($0 * 86_400_000)" } ?? ""
+        return try cluster.entry.rows("""
+            SELECT app_version, dimension, metric, day, sk_register, max(sk_rank) FROM \(cluster.distributedTable)
+            ARRAY JOIN sketch_metric AS metric, sketch_dimension AS dimension, sketch_register AS sk_register, sketch_rank AS sk_rank
+            WHERE project_id = \(projectID) AND type = 'session'\(since)
+              AND metric IN (\(metrics.map(ClickHouseNode.literal).joined(separator: ", ")))
+            GROUP BY app_version, dimension, metric, day, sk_register
+            """).map { row in
+            SketchRegisterRow(appVersion: row[0] ?? "", dimension: row[1] ?? "", metric: row[2] ?? "",
+                              day: row[3].flatMap { Int64($0) } ?? 0, register: row[4].flatMap { Int($0) } ?? 0,
+                              rank: row[5].flatMap { UInt8($0) } ?? 0)
+        }
+    }
+}
