@@ -3,10 +3,10 @@ import Foundation
 /// Writes one stored event, with its roll-up contributions, as a `JSONEachRow` line of
 /// ``ClickHouseSchema/columns``.
 enum ClickHouseEventRow {
-    /// The line for `record` of `projectID` (newline included), with what `analysis` adds to
-    /// the roll-ups (nothing when nil: an event whose analysis failed still counts as an event).
-    static func line(_ record: EventRecord, projectID: Int64, receivedAt: Int64, analysis: EventAnalysis?,
-                     batchID: Int64) -> Data {
+    /// The row for `record` of `projectID`, with what `analysis` adds to the roll-ups (only its
+    /// count as an event when nil), up to its last value: it ends with `,"batch_id":`, and
+    /// ``finish(_:batchID:)`` completes it once the spool has chosen the batch.
+    static func prefix(_ record: EventRecord, projectID: Int64, receivedAt: Int64, analysis: EventAnalysis?) -> Data {
         var w = JSONWriter()
         w.beginObject()
         w.key("project_id"); w.number(projectID)
@@ -45,10 +45,14 @@ enum ClickHouseEventRow {
         w.key("sketch_dimension"); w.beginArray(); for item in sketches { w.string(item.key.dimension) }; w.endArray()
         w.key("sketch_register"); w.beginArray(); for item in sketches { w.number(item.register) }; w.endArray()
         w.key("sketch_rank"); w.beginArray(); for item in sketches { w.number(Int(item.rank)) }; w.endArray()
-        w.key("batch_id"); w.number(batchID)
-        w.endObject()
-        var data = w.data
-        data.append(0x0A)
-        return data
+        w.key("batch_id")
+        return w.data
+    }
+
+    /// Appends the row `prefix` completed with `batchID`, and a newline, to `data`.
+    static func finish(_ prefix: Data, batchID: Int64, into data: inout Data) {
+        data.append(prefix)
+        data.append(contentsOf: String(batchID).utf8)
+        data.append(contentsOf: [0x7D, 0x0A])
     }
 }

@@ -18,7 +18,8 @@ import Synchronization
 /// also drop a repeated block; the check makes it unnecessary.
 ///
 /// Threading: ``append(projectID:records:analyses:stored:receivedAt:)`` from any thread; one
-/// shipper thread. Cost per request: encoding the rows and one synced file; per shipped group
+/// spool-writer thread, one shipper thread. Cost per request: encoding the rows, and a share of
+/// one synced file per group of concurrent requests; per shipped group
 /// (up to ``maximumGroupRows`` rows, at most every ``flushInterval``): one `INSERT` per shard.
 public final class ClickHouseEventSink: Sendable {
     /// The backlog and what was delivered, for `/metrics`.
@@ -65,6 +66,7 @@ public final class ClickHouseEventSink: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let log: @Sendable (String) -> Void
+    private let spoolWrites = GroupCommitQueue<[(id: String, prefix: Data)], Void>(maxItems: 64, name: "vigil-spool")
 
     /// A sink over `cluster` spooling to `spool`; batches already in the spool (from an earlier
     /// run) are queued first, each checked on every shard before it is sent again.
@@ -83,30 +85,36 @@ public final class ClickHouseEventSink: Sendable {
 
     /// Spools the events of one request that the main database newly stored (`stored`), with
     /// their analyses; returns when the batch is on disk.
+    ///
+    /// Concurrent requests share one spool file and one `fsync` (``GroupCommitQueue``): the rows
+    /// are encoded on the caller's thread, the committer only completes them with the batch id
+    /// and writes them.
     func append(projectID: Int64, records: [EventRecord], analyses: [EventAnalysis]?, stored: Set<String>, receivedAt: Int64) throws {
         guard !stored.isEmpty else { return }
-        let batchID = Int64.random(in: 1...Int64.max)
-        var lines = Data()
-        var count = 0
+        var rows: [(id: String, prefix: Data)] = []
+        rows.reserveCapacity(stored.count)
         for (index, record) in records.enumerated() where stored.contains(record.id) {
-            lines.append(contentsOf: record.id.utf8)
-            lines.append(0x09)
-            lines.append(ClickHouseEventRow.line(record, projectID: projectID, receivedAt: receivedAt,
-                                                 analysis: analyses.map { $0[index] }, batchID: batchID))
-            count += 1
+            rows.append((record.id, ClickHouseEventRow.prefix(record, projectID: projectID, receivedAt: receivedAt,
+                                                              analysis: analyses.map { $0[index] })))
         }
-        let batch = try spool.append(lines, batchID: batchID)
-        state.withLock { state in
-            let entry = Queued(batch: batch, events: count)
-            // Appends race only with each other; keep the queue in sequence order.
-            if let last = state.queue.last, last.batch.sequence > batch.sequence,
-               let position = state.queue.firstIndex(where: { $0.batch.sequence > batch.sequence }) {
-                state.queue.insert(entry, at: position)
-            } else {
-                state.queue.append(entry)
+        _ = try spoolWrites.submit(rows) { [self] group in
+            let batchID = Int64.random(in: 1...Int64.max)
+            var lines = Data()
+            var count = 0
+            for rows in group {
+                for row in rows {
+                    lines.append(contentsOf: row.id.utf8)
+                    lines.append(0x09)
+                    ClickHouseEventRow.finish(row.prefix, batchID: batchID, into: &lines)
+                    count += 1
+                }
             }
+            let batch = try spool.append(lines, batchID: batchID)
+            // One committer: batches reach the queue in sequence order.
+            state.withLock { $0.queue.append(Queued(batch: batch, events: count)) }
+            wake.signal()
+            return Array(repeating: (), count: group.count)
         }
-        wake.signal()
     }
 
     /// The backlog and counters.
@@ -134,6 +142,7 @@ public final class ClickHouseEventSink: Sendable {
             state.stopping = true
             return state.running
         }
+        spoolWrites.stop()
         guard running else { return }
         wake.signal()
         finished.wait()
