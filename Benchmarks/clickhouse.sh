@@ -10,6 +10,7 @@
 # their configuration written into a temporary directory; PostgreSQL as in server.sh.
 #   CLICKHOUSE_BENCH_SECONDS=N  load per side (default 30)
 #   CLICKHOUSE_BENCH_ROWS=N     rows for the second query round (default 20000000)
+#   CLICKHOUSE_BENCH_ROUNDS=N   times each dashboard query is asked per round (default 30)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${VIGIL_BIN_DIR:=$(swift build -c release --show-bin-path)}"
@@ -79,4 +80,5 @@ done
   --clickhouse "clickhouse://127.0.0.1:${http[0]}/vigil?cluster=vigil&nodes=127.0.0.1:${http[0]},127.0.0.1:${http[1]}" \
   --seconds "${CLICKHOUSE_BENCH_SECONDS:-30}" \
   --rows "${CLICKHOUSE_BENCH_ROWS:-20000000}" \
+  --rounds "${CLICKHOUSE_BENCH_ROUNDS:-30}" \
   --output bench-results/clickhouse.json

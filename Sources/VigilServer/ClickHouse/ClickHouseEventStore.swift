@@ -47,6 +47,13 @@ public struct ClickHouseEventStore: RollupSource {
 
     public func rollupSums(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [RollupRow] {
         guard !metrics.isEmpty else { return [] }
+        // Every row adds exactly one `events` sum (dimension: its type, count 1, total 0): counted
+        // without unfolding the arrays, the overview reads three small columns.
+        if metrics.contains("events") {
+            let others = metrics.filter { $0 != "events" }
+            return try eventCounts(projectID: projectID, filter: filter)
+                + (others.isEmpty ? [] : rollupSums(projectID: projectID, metrics: others, filter: filter))
+        }
         var groups = ["metric", "dimension"]
         if filter.byVersion { groups.append("app_version") }
         if filter.byDay { groups.append("day") }
@@ -67,6 +74,25 @@ public struct ClickHouseEventStore: RollupSource {
             if filter.byDay { day = row[index].flatMap { Int64($0) }; index += 1 }
             return RollupRow(metric: row[0] ?? "", dimension: row[1] ?? "", appVersion: version, day: day,
                              count: row[index].flatMap { Int64($0) } ?? 0, total: row[index + 1].flatMap { Double($0) } ?? 0)
+        }
+    }
+
+    private func eventCounts(projectID: Int64, filter: RollupFilter) throws -> [RollupRow] {
+        var groups = ["type"]
+        if filter.byVersion { groups.append("app_version") }
+        if filter.byDay { groups.append("day") }
+        let list = groups.joined(separator: ", ")
+        return try cluster.entry.rows("""
+            SELECT \(list), count() FROM \(cluster.distributedTable)
+            WHERE project_id = \(projectID)\(filterClause(filter)) GROUP BY \(list)
+            """).map { row in
+            var index = 1
+            var version: String?
+            var day: Int64?
+            if filter.byVersion { version = row[index] ?? ""; index += 1 }
+            if filter.byDay { day = row[index].flatMap { Int64($0) }; index += 1 }
+            return RollupRow(metric: "events", dimension: row[0] ?? "", appVersion: version, day: day,
+                             count: row[index].flatMap { Int64($0) } ?? 0, total: 0)
         }
     }
 
