@@ -27,6 +27,7 @@ release: bootstrap
 
 # Builds every product first: real-process tests run vigil and vigil-sample.
 test: build
+	@scripts/bootstrap --ble
 	$(SWIFT) build --build-tests $(FP_FLAGS)
 	VIGIL_BIN_DIR="$(DEBUG_BIN)" timeout $(TEST_TIMEOUT) $(SWIFT) test --skip-build $(FP_FLAGS)
 

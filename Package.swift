@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "VigilTransport", targets: ["VigilTransport"]),
         .library(name: "VigilBLE", targets: ["VigilBLE"]),
         .library(name: "VigilBLESimulation", targets: ["VigilBLESimulation"]),
+        .library(name: "VigilBLEHost", targets: ["VigilBLEHost"]),
         .library(name: "VigilSymbols", targets: ["VigilSymbols"]),
         .library(name: "VigilReports", targets: ["VigilReports"]),
         .library(name: "VigilServer", targets: ["VigilServer"]),
@@ -69,6 +70,9 @@ let package = Package(
             "VigilCore", "CZlib", .target(name: "CCrypto", condition: linuxOnly),
         ]),
         .target(name: "VigilBLESimulation", dependencies: ["VigilBLE", "VigilCore"]),
+        // A BLE host for Linux (HCI over H4 or the HCI user channel, L2CAP, ATT, GATT client)
+        // with a BLETransport on it; no Apple code.
+        .target(name: "VigilBLEHost", dependencies: ["VigilBLE", "VigilCore"]),
 
         // MARK: Server and tools
         // Argument parsing and subcommand dispatch shared by the three executables.
@@ -81,7 +85,7 @@ let package = Package(
         ]),
         .executableTarget(name: "VigilCLI", dependencies: [
             "VigilCore", "VigilSymbols", "VigilReports", "VigilServer", "VigilLaunch",
-            "VigilBLE", "VigilBLESimulation", "Vigil", "VigilCommandLine",
+            "VigilBLE", "VigilBLESimulation", "VigilBLEHost", "Vigil", "VigilCommandLine",
         ], path: "Sources/vigil"),
         // The sample's memory probe with a recovering signal handler (sigsetjmp needs C).
         .target(name: "CVigilSampleProbe"),
@@ -112,6 +116,9 @@ let package = Package(
             "Vigil", "VigilRuntime", "CVigilRuntime", "VigilCore", "VigilStore", "VigilTestSupport", "CZlib",
         ]),
         .testTarget(name: "VigilLaunchTests", dependencies: ["VigilLaunch", "VigilCore", "VigilTestSupport"]),
+        .testTarget(name: "VigilBLEHostTests", dependencies: [
+            "VigilBLEHost", "VigilBLE", "VigilBLESimulation", "VigilCore", "VigilTestSupport",
+        ], exclude: ["Peer"]),
         .testTarget(name: "VigilBLETests", dependencies: ["VigilBLE", "VigilBLESimulation", "VigilCore", "VigilTestSupport"]),
         .testTarget(name: "VigilNetworkTests", dependencies: ["Vigil", "VigilCore", "VigilTransport", "VigilTestSupport"]),
         // The README's and docs' code blocks, compiled (with swiftc, against the built modules) or

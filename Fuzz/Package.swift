@@ -61,12 +61,19 @@ let package = Package(
         .executableTarget(name: "FuzzFrameReassembler", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilBLE", package: "Vigil")]),
         // BLE notification streams of TLV packets (VigilBLE's TLVPacketReassembler).
         .executableTarget(name: "FuzzTLVPacketReassembler", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilBLE", package: "Vigil")]),
+        // H4 streams, HCI events, L2CAP and ATT responses as the BLE host reads them (VigilBLEHost).
+        .executableTarget(name: "FuzzHostDecoders", dependencies: ["CFuzzDriver", "FuzzSupport",
+            .product(name: "VigilBLEHost", package: "Vigil"), .product(name: "VigilBLE", package: "Vigil"),
+            .product(name: "VigilBLESimulation", package: "Vigil"),
+        ]),
         // Reliable-transfer packets (VigilBLE's TransferPacket).
         .executableTarget(name: "FuzzTransferPacket", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilBLE", package: "Vigil")]),
         // The reliable-transfer receiver fed a central's packets, good and hostile (VigilBLE's TransferReceiver).
         .executableTarget(name: "FuzzTransferReceiver", dependencies: ["CFuzzDriver", "FuzzSupport",
             .product(name: "VigilBLE", package: "Vigil"), .product(name: "VigilCore", package: "Vigil"),
         ]),
+        // Authenticated 0xAA55 commands as a terminal checks them (VigilBLE's AuthenticatedFrame and TerminalCommandGuard).
+        .executableTarget(name: "FuzzAuthenticatedFrame", dependencies: ["CFuzzDriver", "FuzzSupport", .product(name: "VigilBLE", package: "Vigil")]),
         // Crash reports in every format, then classification, fingerprints and every writer (VigilReports).
         .target(name: "ReportFuzzing", dependencies: [.product(name: "VigilReports", package: "Vigil")], path: "Support/ReportFuzzing"),
         .executableTarget(name: "FuzzReportIPS", dependencies: [.product(name: "VigilReports", package: "Vigil"), "ReportFuzzing"]),

@@ -192,8 +192,9 @@ enum ScrapeBenchmark: Command {
         return side
     }
 
-    /// Bulk-loads `count` processed network events, 20,000 per transaction.
-    static func seed(_ store: ServerStore, projectID: Int64, count: Int) throws {
+    /// Bulk-loads `count` processed network events, 20,000 per transaction, one a second back
+    /// from `olderThan` seconds ago (wrapping after 30 days).
+    static func seed(_ store: ServerStore, projectID: Int64, count: Int, olderThan: Double = 0) throws {
         let now = Date()
         let sessions = (0..<500).map { _ in UUID().uuidString }
         let pages = ["HomeViewController", "CartViewController", "CheckoutViewController", "SearchViewController"]
@@ -202,7 +203,7 @@ enum ScrapeBenchmark: Command {
             let chunk = min(20_000, count - made)
             let records = (0..<chunk).map { offset -> EventRecord in
                 let index = made + offset
-                let occurred = Int64(now.timeIntervalSince1970 * 1000) - Int64(index % 2_592_000) * 1000
+                let occurred = Int64((now.timeIntervalSince1970 - olderThan) * 1000) - Int64(index % 2_592_000) * 1000
                 let payload = #"{"method":"GET","urlTemplate":"/products/:id","host":"api.example.com","status":200,"#
                     + #""bytesSent":312,"bytesReceived":\#(2048 + index % 4096),"total":\#(80 + index % 400)}"#
                 return EventRecord(id: UUID().uuidString, type: "network", occurredAt: occurred, appID: "com.example.shop",

@@ -10,6 +10,8 @@ let commands: [any Command.Type] = [
     ReportsBenchmark.self,
     ServerBenchmark.self,
     ScrapeBenchmark.self,
+    DashboardBenchmark.self,
+    RetentionBenchmark.self,
     BLEBenchmark.self,
     CrashBenchmark.self,
     SymbolsBenchmark.self,

@@ -1,4 +1,4 @@
-# Sourced by the suites that need PostgreSQL (server.sh, scrape.sh): starts a throwaway cluster
+# Sourced by the suites that need PostgreSQL (server.sh, scrape.sh, retention.sh): starts a throwaway cluster
 # in a temporary directory on a free loopback port (as the `postgres` user when running as root,
 # since PostgreSQL refuses root), creates the database `vigil_bench`, and stops and deletes the
 # cluster when the calling script exits. Sets `pgdir` and `port`.

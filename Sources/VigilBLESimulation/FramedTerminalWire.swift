@@ -41,7 +41,8 @@ public struct FramedTerminalWire: SimulatedTerminalWire {
         return requests
     }
 
-    private static func operation(_ frame: Frame) -> SimulatedTerminalBehavior.Operation? {
+    /// The operation a request frame asks for; nil when it is not one (unknown command, bad length).
+    static func operation(_ frame: Frame) -> SimulatedTerminalBehavior.Operation? {
         guard let command = TerminalCommand(code: frame.command, in: FramedTerminalAdapter.code(of:)) else { return nil }
         let payload = frame.payload
         switch command {
@@ -70,6 +71,11 @@ public struct FramedTerminalWire: SimulatedTerminalWire {
     }
 
     public func encode(_ reply: SimulatedTerminalBehavior.Reply, to command: UInt8) -> [UInt8]? {
+        try? Frame(command: command | 0x80, payload: Self.replyPayload(reply)).encoded(in: FramedTerminalAdapter.format)
+    }
+
+    /// A response frame's payload: the status byte, then the answer's fields.
+    static func replyPayload(_ reply: SimulatedTerminalBehavior.Reply) -> [UInt8] {
         var payload: [UInt8] = [0]
         func string(_ text: String) {
             let bytes = Array(text.utf8.prefix(255))
@@ -95,7 +101,7 @@ public struct FramedTerminalWire: SimulatedTerminalWire {
             payload.appendBigEndianValue(UInt16(result.scriptResults.count))
             payload += result.scriptResults
         }
-        return try? Frame(command: command | 0x80, payload: payload).encoded(in: FramedTerminalAdapter.format)
+        return payload
     }
 }
 

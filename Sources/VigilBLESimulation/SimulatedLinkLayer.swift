@@ -182,10 +182,13 @@ final class SimulatedLinkLayer {
     private func valueArrived(_ value: [UInt8], characteristic: BLEUUID, withResponse: Bool, at time: MonotonicInstant) {
         valuesToPeripheral += 1
         let hostTime = time.nanoseconds + peripheralLatency
-        for delivery in transport.applyFaults(value, toward: .toPeripheral) {
-            scheduler.schedule(at: MonotonicInstant(nanoseconds: hostTime + delivery.extraNanoseconds), label: "sim: peer gets value") {
-                guard self.isUp else { return }
-                self.slot.device.didReceiveWrite(delivery.bytes, characteristic: characteristic, withResponse: withResponse)
+        let relay = transport.manInTheMiddle.flatMap { $0.characteristic == characteristic ? $0 : nil }
+        for relayed in relay?.relay(value) ?? [value] {
+            for delivery in transport.applyFaults(relayed, toward: .toPeripheral) {
+                scheduler.schedule(at: MonotonicInstant(nanoseconds: hostTime + delivery.extraNanoseconds), label: "sim: peer gets value") {
+                    guard self.isUp else { return }
+                    self.slot.device.didReceiveWrite(delivery.bytes, characteristic: characteristic, withResponse: withResponse)
+                }
             }
         }
         if let fault = disconnectFault, case .afterValuesToPeripheral(let count) = fault.moment, valuesToPeripheral == count {
@@ -202,11 +205,14 @@ final class SimulatedLinkLayer {
         }
         let peer = self.peer
         enqueue(fromCentral: false, bytes: 3 + value.count, isWriteCommand: false) { time in
-            for delivery in self.transport.applyFaults(value, toward: .toCentral) {
-                let at = MonotonicInstant(nanoseconds: time.nanoseconds + self.centralLatency + delivery.extraNanoseconds)
-                self.scheduler.schedule(at: at, label: "sim: phone gets notification") {
-                    guard self.isCurrent else { return }
-                    self.transport.emitNow(.valueReceived(peer, characteristic, delivery.bytes))
+            let relay = self.transport.manInTheMiddle.flatMap { $0.answerCharacteristic == characteristic ? $0 : nil }
+            for relayed in relay?.relayAnswer(value) ?? [value] {
+                for delivery in self.transport.applyFaults(relayed, toward: .toCentral) {
+                    let at = MonotonicInstant(nanoseconds: time.nanoseconds + self.centralLatency + delivery.extraNanoseconds)
+                    self.scheduler.schedule(at: at, label: "sim: phone gets notification") {
+                        guard self.isCurrent else { return }
+                        self.transport.emitNow(.valueReceived(peer, characteristic, delivery.bytes))
+                    }
                 }
             }
         }

@@ -18,6 +18,9 @@ public final class SimulatedTransport: BLETransport {
     public let parameters: SimulationParameters
     /// Injected faults (may be changed between links).
     public var faults: LinkFaults
+    /// A hostile relay the phone's writes to its characteristic, and the peer's notifications on
+    /// its answer characteristic, pass through before the faults apply (nil: none).
+    public var manInTheMiddle: ManInTheMiddle?
     /// What happened so far.
     public internal(set) var statistics = SimulationStatistics()
     public var eventHandler: ((TransportEvent) -> Void)?
@@ -203,6 +206,7 @@ public final class SimulatedTransport: BLETransport {
     private func establish(_ slot: PeripheralSlot) {
         let link = SimulatedLinkLayer(transport: self, slot: slot, origin: scheduler.now)
         slot.link = link
+        manInTheMiddle?.reset()
         if nextDisconnectFault < faults.disconnects.count {
             link.disconnectFault = faults.disconnects[nextDisconnectFault]
             nextDisconnectFault += 1

@@ -12,6 +12,8 @@ struct DemoHTTPClient: Sendable {
     let token: String
     /// The project the queries are about.
     let project: String
+    /// Query arguments added to every ``get(_:query:as:)`` (a time range), or empty.
+    var scope = ""
 
     /// One answer.
     struct Answer {
@@ -22,7 +24,7 @@ struct DemoHTTPClient: Sendable {
 
     /// `GET path?project=…&query`, decoded as `T` from a 200 answer.
     func get<T: Decodable>(_ path: String, query: String = "", as type: T.Type) throws -> T {
-        let answer = try send("GET", path, query: query)
+        let answer = try send("GET", path, query: [query, scope].filter { !$0.isEmpty }.joined(separator: "&"))
         guard answer.status == 200 else { throw DemoError("GET \(path): HTTP \(answer.status) \(answer.text.prefix(300))") }
         do {
             return try JSONDecoder().decode(T.self, from: answer.body)
@@ -32,8 +34,9 @@ struct DemoHTTPClient: Sendable {
     }
 
     /// Sends one request to `path` (relative to ``base``) with the admin token and the project.
-    func send(_ method: String, _ path: String, query: String = "", body: Data? = nil,
-              timeoutSeconds: Double = 60) throws -> Answer {
+    /// `contentType` labels the body; `bearer` replaces the admin token (an ingest key).
+    func send(_ method: String, _ path: String, query: String = "", body: Data? = nil, contentType: String = "application/octet-stream",
+              bearer: String? = nil, timeoutSeconds: Double = 60) throws -> Answer {
         guard var components = URLComponents(url: base.appendingPathComponent(path), resolvingAgainstBaseURL: false) else {
             throw DemoError("not a URL: \(path)")
         }
@@ -42,9 +45,9 @@ struct DemoHTTPClient: Sendable {
         guard let url = components.url else { throw DemoError("not a URL: \(path)?\(query)") }
         var request = URLRequest(url: url)
         request.httpMethod = method
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("Bearer \(bearer ?? token)", forHTTPHeaderField: "Authorization")
         if let body {
-            request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
             request.httpBody = body
         }
         request.timeoutInterval = timeoutSeconds

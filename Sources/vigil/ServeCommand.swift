@@ -13,7 +13,10 @@ enum ServeCommand: Command {
                            [--rate-limit N] [--rate-burst N] [--max-events-bytes N] [--max-events-decoded-bytes N]
                            [--max-symbols-bytes N] [--spool-dir DIR] [--decoder tape|foundation] [--process-at-ingest on|off]
                            [--metrics-token TOKEN] [--connections-per-address N] [--header-timeout SECONDS]
-                           [--events clickhouse://HOST:PORT/DATABASE?cluster=NAME] [--events-spool DIR] [--exit-after SECONDS]
+                           [--alerts on|off] [--alert-interval SECONDS] [--alert-timeout SECONDS]
+                           [--alert-retry-base SECONDS] [--alert-retry-cap SECONDS] [--alert-max-attempts N]
+                           [--retention-days N] [--events clickhouse://HOST:PORT/DATABASE?cluster=NAME]
+                           [--events-spool DIR] [--exit-after SECONDS]
 
           --db                 where the data lives (default sqlite:.vigil/vigil.sqlite); several servers may share
                                one PostgreSQL database
@@ -39,6 +42,14 @@ enum ServeCommand: Command {
                                clickhouse://HOST:PORT/DATABASE?cluster=NAME[&user=U][&password=P][&nodes=H:P,H:P]
                                (HTTP interface; nodes: one HTTP address per shard, in shard order)
           --events-spool       where batches wait until ClickHouse confirms them (default .vigil/events-spool)
+          --alerts             evaluate alert rules and deliver webhooks in this process (default on; several
+                               servers on one database may all do it)
+          --alert-interval     seconds between checks of the threshold rules (default 15)
+          --alert-timeout      seconds a webhook receiver has to answer (default 10)
+          --alert-retry-base   first retry delay in seconds, doubling per attempt (default 10), up to
+                               --alert-retry-cap (default 3600); --alert-max-attempts attempts in all (default 20)
+          --retention-days     keep raw events N days (by their own time; fractions allowed) and prune older ones in
+                               the background in small batches; roll-ups and issues stay (default: keep forever)
           --exit-after         stop after SECONDS (tests and demos)
         """
 
@@ -46,7 +57,9 @@ enum ServeCommand: Command {
         let valued: Set<String> = ["db", "bind", "port", "admin-token", "threads", "handler-nice", "workers", "connections", "rate-limit",
                                    "rate-burst", "max-events-bytes", "max-events-decoded-bytes", "max-symbols-bytes",
                                    "spool-dir", "decoder", "process-at-ingest", "exit-after", "metrics-token",
-                                   "connections-per-address", "header-timeout", "events", "events-spool"]
+                                   "connections-per-address", "header-timeout", "alerts", "alert-interval", "alert-timeout",
+                                   "alert-retry-base", "alert-retry-cap", "alert-max-attempts", "retention-days",
+                                   "events", "events-spool"]
         let arguments = try Arguments(words, valued: valued)
         let unknown = arguments.unknown(allowedFlags: ["reset-admin-token"], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -85,6 +98,26 @@ enum ServeCommand: Command {
         case nil, "on": options.processAtIngest = true
         case "off": options.processAtIngest = false
         case let other?: throw UsageError("--process-at-ingest: expected on or off, not \"\(other)\"")
+        }
+        switch arguments.value("alerts") {
+        case nil, "on": options.alertWorkers = true
+        case "off": options.alertWorkers = false
+        case let other?: throw UsageError("--alerts: expected on or off, not \"\(other)\"")
+        }
+        options.alertIntervalSeconds = try arguments.number("alert-interval", default: options.alertIntervalSeconds)
+        options.alertTimeoutSeconds = try arguments.number("alert-timeout", default: options.alertTimeoutSeconds)
+        let retry = AlertRetrySchedule(baseSeconds: try arguments.number("alert-retry-base", default: options.alertRetry.baseSeconds),
+                                       capSeconds: try arguments.number("alert-retry-cap", default: options.alertRetry.capSeconds),
+                                       maxAttempts: try arguments.number("alert-max-attempts", default: options.alertRetry.maxAttempts))
+        guard options.alertIntervalSeconds > 0, options.alertTimeoutSeconds > 0, retry.baseSeconds >= 0 else {
+            throw UsageError("--alert-interval and --alert-timeout must be > 0, --alert-retry-base ≥ 0")
+        }
+        options.alertRetry = retry
+        if let text = arguments.value("retention-days") {
+            guard let days = Double(text), days > 0, days.isFinite else {
+                throw UsageError("--retention-days: \"\(text.prefix(40))\" is not a positive number of days")
+            }
+            options.retentionDays = days
         }
         let exitAfter: Double? = try arguments.value("exit-after").map { text in
             guard let seconds = Double(text), seconds >= 0 else { throw UsageError("--exit-after: \"\(text)\" is not a number of seconds") }

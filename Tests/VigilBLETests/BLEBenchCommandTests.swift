@@ -30,4 +30,24 @@ struct BLEBenchCommandTests {
             #expect(try ChildProcess.run(vigil, bad, timeout: 30).exitStatus == 64, "\(bad)")
         }
     }
+
+    @Test("--attack flip|replay|reorder|flip-answer adds attackRejected (true) and the session's counts beside the usual fields; a bad attack is a usage error",
+          arguments: ["flip", "replay", "reorder", "flip-answer"])
+    func attack(name: String) throws {
+        let vigil = try BuildProducts.executable("vigil")
+        let outcome = try ChildProcess.run(vigil, ["ble", "bench", "--json", "--bytes", "20000", "--attack", name, "--seed", "3"], timeout: 120)
+        #expect(outcome.exitStatus == 0, "\(outcome)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.standardOutput.utf8)) as? [String: Any])
+        #expect(Set(object.keys).isSuperset(of: ["goodputBytesPerSecond", "boundBytesPerSecond", "ratio", "retransmissions", "verified",
+                                                  "attack", "attackRejected", "forgedCommands", "refusedCommands", "acceptedCommands",
+                                                  "forgedAnswers", "refusedAnswers",
+                                                  "sessionCompleted"]))
+        #expect(object["attack"] as? String == name)
+        #expect(object["attackRejected"] as? Bool == true)
+        let onAnswers = name == "flip-answer"
+        #expect(object["forgedCommands"] as? Int == (onAnswers ? 0 : 1) && object["refusedCommands"] as? Int == (onAnswers ? 0 : 1))
+        #expect(object["forgedAnswers"] as? Int == (onAnswers ? 1 : 0) && object["refusedAnswers"] as? Int == (onAnswers ? 1 : 0))
+        #expect(object["sessionCompleted"] as? Bool == (name == "replay"))
+        #expect(try ChildProcess.run(vigil, ["ble", "bench", "--attack", "sniff"], timeout: 30).exitStatus == 64)
+    }
 }

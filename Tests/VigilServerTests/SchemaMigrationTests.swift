@@ -59,8 +59,35 @@ extension BothStores {
         /// Takes back what version 5 added (release health), so that an older database is
         /// modelled; migrating again must add it back with the rows kept.
         static func undoVersionFive(_ connection: any DatabaseConnection) throws {
+            try undoVersionNine(connection)
+            try undoVersionSeven(connection)
+            try undoVersionSix(connection)
             try connection.execute("DROP TABLE rollup_sketches")
             try connection.execute("ALTER TABLE apm_event DROP COLUMN user_key")
+        }
+
+        /// Takes back what version 9 added (request facts, the issue-count index).
+        static func undoVersionNine(_ connection: any DatabaseConnection) throws {
+            try connection.execute("DROP TABLE request_facts")
+            try connection.execute("DROP INDEX apm_event_issue_counts")
+        }
+
+        /// Takes back what version 7 added (alerts).
+        static func undoVersionSeven(_ connection: any DatabaseConnection) throws {
+            for table in ["alert_rules", "alert_cooldowns", "alert_outbox", "alert_deliveries"] {
+                try connection.execute("DROP TABLE \(table)")
+            }
+        }
+
+        /// Takes back what version 6 added (issue workflow, retention).
+        static func undoVersionSix(_ connection: any DatabaseConnection) throws {
+            for column in ["status", "resolution", "resolved_in", "resolved_at", "ignore_until_events", "ignore_until",
+                           "regressed_version", "regressed_at", "upsert_new"] {
+                try connection.execute("ALTER TABLE issues DROP COLUMN \(column)")
+            }
+            try connection.execute("DROP TABLE issue_audit")
+            try connection.execute("DROP TABLE issue_pruned")
+            try connection.execute("ALTER TABLE issue_users DROP COLUMN pruned")
         }
 
         /// Text columns of the server's tables on PostgreSQL whose collation is not `"C"`.

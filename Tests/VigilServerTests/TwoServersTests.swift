@@ -123,6 +123,38 @@ extension BothStores {
             #expect(issues.count == 1)
             #expect(issues.first?.events == 200)
             #expect(issues.first?.users == Int64(sessions.count))
+
+            // The issue workflow through both servers: resolved in the next release, then hangs
+            // from a later version posted to both at once regress it once, audited once.
+            let issue = try #require(issues.first)
+            let admin = ["Authorization": "Bearer \(TestServer.adminToken)", "Content-Type": "application/json"]
+            let resolved = try HTTPTestClient(port: ports[1]).post("/api/v1/issues/\(issue.id)/resolve?project=two",
+                                                                   Data(#"{"in": "next-release"}"#.utf8), headers: admin)
+            #expect(resolved.status == 200, "\(resolved)")
+            let later = try (0..<8).map { _ in
+                try EventJSON.makeEncoder().encode((0..<10).map { _ -> Event in
+                    var hang = ProcessingTestsFixture.hang(index: 0)
+                    hang.id = UUID()
+                    hang.app.version = "99.0"
+                    return hang
+                })
+            }
+            let refused = Counter()
+            DispatchQueue.concurrentPerform(iterations: later.count) { index in
+                let answer = try? HTTPTestClient(port: ports[index % 2]).post("/api/v1/events", later[index], headers: [
+                    "Authorization": "Bearer \(key)", "Content-Type": "application/json"])
+                if answer?.status != 200 { refused.add() }
+            }
+            #expect(refused.value == 0)
+            let regressedBy = Date().addingTimeInterval(60)
+            while try store.issue(projectID: project.id, id: issue.id)?.summary.events != 280, Date() < regressedBy {
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            let after = try #require(try store.issue(projectID: project.id, id: issue.id)).summary
+            #expect(after.events == 280)
+            #expect(after.state.status == .regressed && after.state.regressedVersion == "99.0", "\(after.state)")
+            let audit = try store.issueAudit(projectID: project.id, issueID: issue.id)
+            #expect(audit.map(\.action) == ["regressed", "resolved"], "\(audit)")
         }
     }
 }

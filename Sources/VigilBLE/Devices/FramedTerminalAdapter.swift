@@ -56,15 +56,39 @@ public final class FramedTerminalAdapter: DeviceAdapter {
     private let channel: CommandChannel<FramedTerminalDecoder>
     private let commandTimeoutMs: Double
     private let transactionTimeoutMs: Double
+    private let makeNonce: () -> [UInt8]
+    private var session: (key: SessionKey, nextCounter: UInt32)?
+    private var token: ObserverToken?
 
-    /// An adapter on a ready connection to such a terminal.
-    public init(connection: BLEConnection, commandTimeoutMs: Double = 3_000, transactionTimeoutMs: Double = 65_000) {
+    /// An adapter on a ready connection to such a terminal. `makeNonce` gives the 16-byte nonce of
+    /// each authenticated key update (default: the system's cryptographic generator).
+    public init(connection: BLEConnection, commandTimeoutMs: Double = 3_000, transactionTimeoutMs: Double = 65_000,
+                makeNonce: @escaping () -> [UInt8] = FramedTerminalAdapter.systemNonce) {
         channel = CommandChannel(connection: connection, writeCharacteristic: FramedTerminalAdapter.writeCharacteristic,
                                  notifyCharacteristic: FramedTerminalAdapter.notifyCharacteristic,
                                  decoder: FramedTerminalDecoder(), vendor: "framed-aa55")
         self.commandTimeoutMs = commandTimeoutMs
         self.transactionTimeoutMs = transactionTimeoutMs
+        self.makeNonce = makeNonce
+        // The session key belongs to one link: the terminal forgets it when the link drops.
+        token = connection.addObserver(ConnectionObserver(stateChanged: { [weak self] state in
+            if !state.isReady { self?.session = nil }
+        }))
     }
+
+    deinit {
+        if let token { channel.connection.removeObserver(token) }
+    }
+
+    /// 16 bytes from the system's cryptographically secure generator (getrandom on Linux,
+    /// arc4random_buf on Apple platforms), as SystemRandomNumberGenerator documents.
+    public static func systemNonce() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<SessionKey.nonceLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+
+    /// Whether commands are authenticated (a key update with a MAC key ran on this link).
+    public var isAuthenticated: Bool { session != nil }
 
     public var malformedMessages: Int { channel.decoder.malformedCount }
 
@@ -92,6 +116,31 @@ public final class FramedTerminalAdapter: DeviceAdapter {
         exchange(.updateWorkKeys, keys.pinKey + keys.macKey + keys.dataKey, trace: trace, parse: { reader in
             .success(KeyCheckValues(pin: try reader.bytes("pinCheck", count: 4), mac: try reader.bytes("macCheck", count: 4),
                                     data: try reader.bytes("dataCheck", count: 4)))
+        }, completion: completion)
+    }
+
+    /// Loads work keys and starts authenticated commands: sends the keys with a fresh phone
+    /// nonce, derives the ``SessionKey`` from `macKey` (the MAC work key in clear, from the app's
+    /// server) and the terminal's nonce, and checks the terminal's confirmation tag
+    /// (``DeviceError/unauthenticatedResponse(command:_:)`` with
+    /// ``CommandAuthenticationError/keyConfirmationFailed`` when it differs). From then on every
+    /// command and answer on this link carries a counter and a tag.
+    public func updateWorkKeys(_ keys: WorkKeys, authenticatingWith macKey: [UInt8], trace: SpanContext?,
+                               completion: @escaping (Result<KeyCheckValues, DeviceError>) -> Void) {
+        let phoneNonce = makeNonce()
+        let name = TerminalCommand.updateWorkKeys.name
+        exchange(.updateWorkKeys, keys.pinKey + keys.macKey + keys.dataKey + phoneNonce, trace: trace, parse: { [weak self] reader in
+            let values = KeyCheckValues(pin: try reader.bytes("pinCheck", count: 4), mac: try reader.bytes("macCheck", count: 4),
+                                        data: try reader.bytes("dataCheck", count: 4))
+            let terminalNonce = try reader.bytes("terminalNonce", count: SessionKey.nonceLength)
+            let confirmation = try reader.bytes("confirmation", count: SessionKey.confirmationLength)
+            let key = SessionKey(macKey: macKey, phoneNonce: phoneNonce, terminalNonce: terminalNonce)
+            guard HMACSHA256.constantTimeEqual(confirmation, key.confirmation(phoneNonce: phoneNonce, terminalNonce: terminalNonce, checkValues: values)) else {
+                self?.session = nil
+                return .failure(.unauthenticatedResponse(command: name, .keyConfirmationFailed))
+            }
+            self?.session = (key, 1)
+            return .success(values)
         }, completion: completion)
     }
 
@@ -136,25 +185,51 @@ public final class FramedTerminalAdapter: DeviceAdapter {
     private func exchange<T>(_ command: TerminalCommand, _ payload: [UInt8], timeoutMs: Double? = nil, trace: SpanContext?,
                              parse: @escaping (inout ByteReader) throws -> Result<T, DeviceError>,
                              completion: @escaping (Result<T, DeviceError>) -> Void) {
+        let scheduler = channel.connection.scheduler
+        let code = Self.code(of: command)
+        var frame = Frame(command: code, payload: payload)
+        var sealed: (key: SessionKey, counter: UInt32)?
+        if let session {
+            guard session.nextCounter < UInt32.max else {
+                scheduler.execute(label: "command refused") { completion(.failure(.authenticationRejected(command: command.name, .counterExhausted))) }
+                return
+            }
+            frame = AuthenticatedFrame(command: code, counter: session.nextCounter, body: payload, key: session.key).frame
+            sealed = (session.key, session.nextCounter)
+            self.session?.nextCounter += 1
+        }
         let request: [UInt8]
         do {
-            request = try Frame(command: Self.code(of: command), payload: payload).encoded(in: FramedTerminalAdapter.format)
+            request = try frame.encoded(in: FramedTerminalAdapter.format)
         } catch {
-            let failure = DeviceError.writeFailed(command: command.name, .valueTooLong(length: payload.count, limit: FramedTerminalAdapter.format.maxPayloadLength))
-            channel.connection.scheduler.execute(label: "command refused") { completion(.failure(failure)) }
+            let failure = DeviceError.writeFailed(command: command.name, .valueTooLong(length: frame.payload.count, limit: FramedTerminalAdapter.format.maxPayloadLength))
+            scheduler.execute(label: "command refused") { completion(.failure(failure)) }
             return
         }
+        // An authenticated answer names its request's counter: only that one completes the
+        // exchange, so a replayed answer (whose request is long finished) completes nothing.
         channel.send(command.name, request: request, timeoutMs: timeoutMs ?? commandTimeoutMs, trace: trace,
-                     matches: { $0.command == Self.code(of: command) | 0x80 }) { result in
+                     matches: { frame in
+                         guard frame.command == code | 0x80 else { return false }
+                         guard let sealed else { return true }
+                         return (try? AuthenticatedFrame(decoding: frame))?.counter == sealed.counter
+                     }) { result in
             switch result {
             case .failure(let error):
                 completion(.failure(error))
             case .success(let frame):
-                guard let status = frame.payload.first else {
+                var body = frame.payload
+                if let sealed {
+                    guard let answer = try? AuthenticatedFrame(decoding: frame), answer.isAuthentic(under: sealed.key) else {
+                        return completion(.failure(.unauthenticatedResponse(command: command.name, .badTag)))
+                    }
+                    body = answer.body
+                }
+                guard let status = body.first else {
                     return completion(.failure(.malformedResponse(command: command.name, reason: "no status byte")))
                 }
                 if let failure = DeviceError(status: status, command: command) { return completion(.failure(failure)) }
-                var reader = ByteReader(frame.payload.dropFirst())
+                var reader = ByteReader(body.dropFirst())
                 do {
                     completion(try parse(&reader))
                 } catch {

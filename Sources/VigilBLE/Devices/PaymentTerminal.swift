@@ -2,7 +2,8 @@ import VigilCore
 
 /// A card terminal as the payment app sees it: `connect` runs the whole chain — link, open,
 /// device info, serial number, trace number, the app's own server check, key update if the
-/// server asks — and only then reports `connected`.
+/// server asks (authenticated commands from then on, if it says so) — and only then reports
+/// `connected`.
 ///
 /// The chain is one trace: a `terminal.connect` root span with a `terminal.<step>` span per
 /// step, the connection attempts (`ble.connect`, `ble.scan`, `ble.discover`) under the link
@@ -160,6 +161,17 @@ public final class PaymentTerminal {
             case .success(.approvedWithKeyUpdate(let keys, let expected)):
                 self.endStep(ok: true)
                 self.perform(.keyUpdate, { adapter.updateWorkKeys(keys, trace: $0, completion: $1) }) { [weak self] values in
+                    guard let self else { return }
+                    if let expected, expected != values { return self.fail(.keyCheckMismatch) }
+                    self.connected(identity)
+                }
+            case .success(.approvedWithAuthenticatedKeyUpdate(let keys, let expected, let macKey)):
+                self.endStep(ok: true)
+                guard let authenticating = adapter as? any CommandAuthenticating else {
+                    self.beginStep(.keyUpdate)
+                    return self.fail(.step(.keyUpdate, .authenticationUnsupported(vendor: adapter.vendor)))
+                }
+                self.perform(.keyUpdate, { authenticating.updateWorkKeys(keys, authenticatingWith: macKey, trace: $0, completion: $1) }) { [weak self] values in
                     guard let self else { return }
                     if let expected, expected != values { return self.fail(.keyCheckMismatch) }
                     self.connected(identity)

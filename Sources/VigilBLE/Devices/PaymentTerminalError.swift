@@ -41,6 +41,12 @@ public enum ServerVerdict: Sendable, Hashable {
     /// The terminal may be used after loading these keys; the terminal's check values must
     /// equal `expectedCheckValues` when given.
     case approvedWithKeyUpdate(WorkKeys, expectedCheckValues: KeyCheckValues?)
+    /// As ``approvedWithKeyUpdate(_:expectedCheckValues:)``, and every later command must be
+    /// authenticated with a session key derived from `macKey` — the MAC work key in clear, which
+    /// the server sends the app over its own TLS connection and the link never carries. Needs
+    /// a ``CommandAuthenticating`` family (else the key update step fails with
+    /// ``DeviceError/authenticationUnsupported(vendor:)``).
+    case approvedWithAuthenticatedKeyUpdate(WorkKeys, expectedCheckValues: KeyCheckValues?, macKey: [UInt8])
     /// The terminal must not be used.
     case rejected(reason: String)
 }

@@ -154,10 +154,15 @@ enum APIRoutes {
                 return order
             } ?? .events
             let limit = request.query["limit"].flatMap(Int.init) ?? 100
+            let filter = try context.dashboardFilter(request, defaultRange: .all)
+            let state = request.query["state"].flatMap { $0.isEmpty ? nil : $0 }
+            if let state, !ServerStore.issueStateFilters.contains(state) {
+                throw HTTPError.badRequest("state: expected one of \(ServerStore.issueStateFilters.joined(separator: ", "))")
+            }
             struct Answer: Encodable { var issues: [IssueSummary] }
-            return .json(encoding: Answer(issues: try context.store.issues(projectID: project.id, kind: kind,
-                                                                           version: request.query["version"],
-                                                                           order: order, limit: limit)))
+            return .json(encoding: Answer(issues: try context.insights.issues(projectID: project.id, filter: filter,
+                                                                              now: context.clock.wallNow(), kind: kind, state: state,
+                                                                              order: order, limit: limit)))
         }
 
         router.add("GET", "/api/v1/issues/:id", name: "issue", authorize: admin) { request in
@@ -174,36 +179,88 @@ enum APIRoutes {
             try context.requireAdmin(request)
             let project = try context.project(for: request)
             guard let id = request.pathParameters["id"].flatMap(Int64.init) else { throw HTTPError.notFound("no such issue") }
+            let filter = try context.dashboardFilter(request, defaultRange: .all)
             struct Answer: Encodable { var events: [IssueEvent] }
-            return .json(encoding: Answer(events: try context.store.issueEvents(projectID: project.id, issueID: id,
-                                                                                limit: request.query["limit"].flatMap(Int.init) ?? 50)))
+            return .json(encoding: Answer(events: try context.store.issueEvents(
+                projectID: project.id, issueID: id, limit: request.query["limit"].flatMap(Int.init) ?? 50,
+                conditions: filter.eventConditions(now: context.clock.wallNow()))))
         }
 
         router.add("GET", "/api/v1/aggregates/:view", name: "aggregates", authorize: admin) { request in
             try context.requireAdmin(request)
             let project = try context.project(for: request)
-            let filter = context.rollupFilter(request)
+            let filter = try context.dashboardFilter(request, defaultRange: .all)
+            let now = context.clock.wallNow()
             let insights = context.insights
             switch request.pathParameters["view"] ?? "" {
             case "hangs":
                 struct Answer: Encodable { var pages: [HangPageStat] }
-                return .json(encoding: Answer(pages: try insights.hangs(projectID: project.id, filter: filter)))
+                return .json(encoding: Answer(pages: try insights.hangs(projectID: project.id, filter: filter, now: now)))
             case "frames":
                 struct Answer: Encodable { var pages: [FramePageStat] }
-                return .json(encoding: Answer(pages: try insights.frames(projectID: project.id, filter: filter)))
+                return .json(encoding: Answer(pages: try insights.frames(projectID: project.id, filter: filter, now: now)))
             case "network":
                 struct Answer: Encodable { var templates: [NetworkTemplateStat] }
-                return .json(encoding: Answer(templates: try insights.network(projectID: project.id, filter: filter)))
+                return .json(encoding: Answer(templates: try insights.network(projectID: project.id, filter: filter, now: now)))
             case "launch":
                 struct Answer: Encodable { var versions: [LaunchStat]; var trend: [LaunchTrendPoint] }
-                return .json(encoding: Answer(versions: try insights.launches(projectID: project.id, filter: filter),
-                                              trend: try insights.launchTrend(projectID: project.id, filter: filter)))
+                let (versions, trend) = try insights.launches(projectID: project.id, filter: filter, now: now)
+                return .json(encoding: Answer(versions: versions, trend: trend))
             case "overview":
-                return .json(encoding: try insights.overview(projectID: project.id))
+                return .json(encoding: try insights.overview(projectID: project.id, filter: filter, now: now))
             default:
                 throw HTTPError.notFound("no aggregate view \"\(request.pathParameters["view"]?.prefix(40) ?? "")\"; "
                                          + "expected hangs, frames, network, launch or overview")
             }
+        }
+
+        router.add("GET", "/api/v1/flamegraph", name: "flamegraph", authorize: admin) { request in
+            try context.requireAdmin(request)
+            let project = try context.project(for: request)
+            let filter = try context.dashboardFilter(request, defaultRange: .all)
+            let now = context.clock.wallNow()
+            let issue: Int64?
+            if let text = request.query["issue"], !text.isEmpty {
+                guard let id = Int64(text) else { throw HTTPError.badRequest("issue: expected an issue id") }
+                issue = id
+            } else {
+                issue = nil
+            }
+            switch request.query["source"] ?? "hangs" {
+            case "hangs":
+                return .json(encoding: try context.stackProfiler.hangs(projectID: project.id, filter: filter, now: now, issueID: issue))
+            case "frozen":
+                guard issue == nil else { throw HTTPError.badRequest("issue: only hang flame graphs are per issue") }
+                return .json(encoding: try context.stackProfiler.frozenFrames(projectID: project.id, filter: filter, now: now))
+            default:
+                throw HTTPError.badRequest("source: expected hangs or frozen")
+            }
+        }
+
+        router.add("GET", "/api/v1/distributions/:metric", name: "distributions", authorize: admin) { request in
+            try context.requireAdmin(request)
+            let project = try context.project(for: request)
+            let metric = request.pathParameters["metric"] ?? ""
+            guard DistributionReport.metrics.contains(metric) else {
+                throw HTTPError.notFound("no distribution \"\(metric.prefix(40))\"; expected one of "
+                                         + DistributionReport.metrics.joined(separator: ", "))
+            }
+            let filter = try context.dashboardFilter(request, defaultRange: .all)
+            let dimension = request.query["dimension"].flatMap { $0.isEmpty ? nil : $0 }
+            return .json(encoding: try context.insights.distribution(projectID: project.id, metric: metric, dimension: dimension,
+                                                                     filter: filter, now: context.clock.wallNow()))
+        }
+
+        router.add("GET", "/api/v1/launch/waterfall", name: "launch-waterfall", authorize: admin) { request in
+            try context.requireAdmin(request)
+            let project = try context.project(for: request)
+            let filter = try context.dashboardFilter(request, defaultRange: .all)
+            let kindText = request.query["kind"].flatMap { $0.isEmpty ? nil : $0 } ?? "cold"
+            guard let kind = LaunchKind(rawValue: kindText) else {
+                throw HTTPError.badRequest("kind: expected one of \(LaunchKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return .json(encoding: try context.insights.launchWaterfall(projectID: project.id, kind: kind.rawValue, filter: filter,
+                                                                        now: context.clock.wallNow()))
         }
 
         router.add("GET", "/api/v1/compare", name: "compare", authorize: admin) { request in
@@ -212,9 +269,11 @@ enum APIRoutes {
             guard let base = request.query["base"], let target = request.query["target"], !base.isEmpty, !target.isEmpty else {
                 throw HTTPError.badRequest("compare needs ?base=VERSION&target=VERSION")
             }
+            let filter = try context.dashboardFilter(request, defaultRange: .all)
             struct Answer: Encodable { var base: String; var target: String; var rows: [ComparisonRow] }
             return .json(encoding: Answer(base: base, target: target,
-                                          rows: try context.insights.compare(projectID: project.id, base: base, target: target)))
+                                          rows: try context.insights.compare(projectID: project.id, base: base, target: target,
+                                                                             filter: filter, now: context.clock.wallNow())))
         }
 
         // O(1) in the number of stored events: the counts come from `event_counts`, kept by the

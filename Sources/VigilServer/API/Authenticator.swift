@@ -67,6 +67,35 @@ public final class Authenticator: Sendable {
         return false
     }
 
+    /// Who an admin request is, for audits: `admin token` (the bearer token) or `dashboard
+    /// session 1a2b3c4d` (the first 8 hex digits of the session's signature, so the entries of
+    /// one login read alike without the cookie being recoverable from them); nil for no admin.
+    public func actor(of request: HTTPRequest) -> String? {
+        if let token = request.bearerToken, isAdminToken(token) { return "admin token" }
+        if let session = request.cookie(Self.sessionCookie), isValidSession(session) {
+            return "dashboard session " + String(session.split(separator: ".").last?.prefix(8) ?? "")
+        }
+        return nil
+    }
+
+    /// The CSRF token of a dashboard session: a keyed hash of the session cookie, put in every
+    /// dashboard form and checked on every dashboard POST. A page of another site can make the
+    /// browser send the cookie (were SameSite not honoured) but cannot read this token.
+    public func csrfToken(forSession session: String) -> String {
+        String(mac("csrf:" + session).prefix(32))
+    }
+
+    /// Whether a dashboard POST carries a valid session and that session's CSRF token, and (when
+    /// the browser sent one) an `Origin` naming this very host.
+    public func isValidDashboardPost(_ request: HTTPRequest, csrf: String?) -> Bool {
+        guard let session = request.cookie(Self.sessionCookie), isValidSession(session), let csrf,
+              SecretToken.constantTimeEqual(csrf, csrfToken(forSession: session)) else { return false }
+        if let origin = request.header("origin"), let host = request.header("host") {
+            return origin == "http://" + host || origin == "https://" + host
+        }
+        return true
+    }
+
     /// A session cookie value valid for `seconds`.
     public func makeSession(seconds: Int = 12 * 3600) -> String {
         let expiry = Int64(clock.wallNow().timeIntervalSince1970) + Int64(seconds)

@@ -139,20 +139,20 @@ public struct Overview: Sendable, Hashable, Codable {
 
 /// The aggregate views behind the dashboard and the query API, computed from roll-ups.
 public struct Insights: Sendable {
-    let metadata: ServerStore
-    let store: any RollupSource
+    let store: ServerStore
+    let rollupSource: any RollupSource
 
-    /// Views over the roll-ups of `rollups` (the main database's by default), with issues and
-    /// pending counts from `store`.
+    /// Views over the roll-ups of `rollups` (the main database's by default), with issues,
+    /// pending counts and the views that need raw events from `store`.
     public init(store: ServerStore, rollups: (any RollupSource)? = nil) {
-        metadata = store
-        self.store = rollups ?? store
+        self.store = store
+        rollupSource = rollups ?? store
     }
 
     /// Hangs per page, most total hang time first.
     public func hangs(projectID: Int64, filter: RollupFilter = RollupFilter()) throws -> [HangPageStat] {
-        let sums = try store.rollupSums(projectID: projectID, metrics: ["hang"], filter: filter)
-        let distributions = Dictionary(try store.rollupDistributions(projectID: projectID, metric: "hang.duration", filter: filter)
+        let sums = try rollupSource.rollupSums(projectID: projectID, metrics: ["hang"], filter: filter)
+        let distributions = Dictionary(try rollupSource.rollupDistributions(projectID: projectID, metric: "hang.duration", filter: filter)
             .map { ($0.dimension, $0.histogram) }, uniquingKeysWith: { var a = $0; a.merge($1); return a })
         return sums.map { row in
             HangPageStat(page: row.dimension, hangs: row.count, totalMs: row.total,
@@ -162,7 +162,7 @@ public struct Insights: Sendable {
 
     /// Frame health per page, worst slow ratio first.
     public func frames(projectID: Int64, filter: RollupFilter = RollupFilter()) throws -> [FramePageStat] {
-        let rows = try store.rollupSums(projectID: projectID, metrics: ["frames.windows", "frames.dropped", "frames.slow",
+        let rows = try rollupSource.rollupSums(projectID: projectID, metrics: ["frames.windows", "frames.dropped", "frames.slow",
                                                                         "frames.severe", "frames.frozen"], filter: filter)
         var pages: [String: FramePageStat] = [:]
         for row in rows {
@@ -177,7 +177,12 @@ public struct Insights: Sendable {
             }
             pages[row.dimension] = stat
         }
-        return pages.values.map { stat in
+        return Self.ranked(Array(pages.values))
+    }
+
+    /// `pages` with their ratios computed, worst first (slow ratio, frozen frames weighing ten times).
+    static func ranked(_ pages: [FramePageStat]) -> [FramePageStat] {
+        pages.map { stat in
             var stat = stat
             let frames = Double(max(1, stat.frames))
             stat.slowRatio = Double(stat.slow) / frames
@@ -188,11 +193,17 @@ public struct Insights: Sendable {
 
     /// Request templates, slowest p95 first.
     public func network(projectID: Int64, filter: RollupFilter = RollupFilter()) throws -> [NetworkTemplateStat] {
+        try network(projectID: projectID, filter: filter,
+                    latency: try rollupSource.rollupDistributions(projectID: projectID, metric: "network.total", filter: filter))
+    }
+
+    /// As ``network(projectID:filter:)``, given the `network.total` distributions already read
+    /// with the same filter.
+    func network(projectID: Int64, filter: RollupFilter, latency: [RollupDistribution]) throws -> [NetworkTemplateStat] {
         let phases = ["dns", "connect", "tls", "request", "ttfb", "response"]
-        let rows = try store.rollupSums(projectID: projectID, metrics: ["network", "network.errors"] + phases.map { "network.\($0)" },
+        let rows = try rollupSource.rollupSums(projectID: projectID, metrics: ["network", "network.errors"] + phases.map { "network.\($0)" },
                                         filter: filter)
-        let distributions = Dictionary(try store.rollupDistributions(projectID: projectID, metric: "network.total", filter: filter)
-            .map { ($0.dimension, $0.histogram) }, uniquingKeysWith: { var a = $0; a.merge($1); return a })
+        let distributions = Dictionary(latency.map { ($0.dimension, $0.histogram) }, uniquingKeysWith: { var a = $0; a.merge($1); return a })
         var byTemplate: [String: [String: RollupRow]] = [:]
         for row in rows { byTemplate[row.dimension, default: [:]][row.metric] = row }
         return byTemplate.compactMap { template, metrics -> NetworkTemplateStat? in
@@ -214,13 +225,13 @@ public struct Insights: Sendable {
     public func launches(projectID: Int64, filter: RollupFilter = RollupFilter()) throws -> [LaunchStat] {
         var grouped = filter
         grouped.byVersion = true
-        let counts = try store.rollupSums(projectID: projectID, metrics: ["launch"], filter: grouped)
-        let ttid = try store.rollupDistributions(projectID: projectID, metric: "launch.ttid", filter: grouped)
-        let ttfd = try store.rollupDistributions(projectID: projectID, metric: "launch.ttfd", filter: grouped)
+        let counts = try rollupSource.rollupSums(projectID: projectID, metrics: ["launch"], filter: grouped)
+        let ttid = try rollupSource.rollupDistributions(projectID: projectID, metric: "launch.ttid", filter: grouped)
+        let ttfd = try rollupSource.rollupDistributions(projectID: projectID, metric: "launch.ttfd", filter: grouped)
         func find(_ list: [RollupDistribution], _ kind: String, _ version: String) -> LogHistogram? {
             list.first { $0.dimension == kind && $0.appVersion == version }?.histogram
         }
-        let order = try store.appVersions(projectID: projectID)
+        let order = try rollupSource.appVersions(projectID: projectID)
         return counts.map { row in
             let version = row.appVersion ?? ""
             let first = find(ttid, row.dimension, version)
@@ -240,7 +251,7 @@ public struct Insights: Sendable {
         var grouped = filter
         grouped.byVersion = true
         grouped.byDay = true
-        let distributions = try store.rollupDistributions(projectID: projectID, metric: "launch.ttid", filter: grouped)
+        let distributions = try rollupSource.rollupDistributions(projectID: projectID, metric: "launch.ttid", filter: grouped)
             .filter { $0.dimension == "cold" }
         return distributions.map { item in
             LaunchTrendPoint(day: Self.dayString(item.day ?? 0), version: item.appVersion ?? "", ttidP50Ms: item.histogram.quantile(0.5),
@@ -248,8 +259,11 @@ public struct Insights: Sendable {
         }.sorted { ($0.day, $0.version) < ($1.day, $1.version) }
     }
 
-    /// What got worse (and better) from version `base` to version `target`.
-    public func compare(projectID: Int64, base: String, target: String, threshold: Double = 0.10) throws -> [ComparisonRow] {
+    /// What got worse (and better) from version `base` to version `target`, each version's
+    /// figures narrowed by `filter` (its time range, OS version, device model and page; its
+    /// release is replaced by the version compared).
+    public func compare(projectID: Int64, base: String, target: String, filter: DashboardFilter = DashboardFilter(range: .all),
+                        now: Date = Date(), threshold: Double = 0.10) throws -> [ComparisonRow] {
         var rows: [ComparisonRow] = []
         func row(_ area: String, _ dimension: String, _ measure: String, _ left: Double?, _ right: Double?, higherIsWorse: Bool = true) {
             guard left != nil || right != nil else { return }
@@ -260,40 +274,67 @@ public struct Insights: Sendable {
             rows.append(ComparisonRow(area: area, dimension: dimension, measure: measure, base: left, target: right,
                                       change: change, worse: worse))
         }
-        let baseFilter = RollupFilter(version: base)
-        let targetFilter = RollupFilter(version: target)
+        var baseFilter = filter
+        baseFilter.release = base
+        var targetFilter = filter
+        targetFilter.release = target
+        // Views read from the events read both versions in one pass (the release is then a
+        // condition on each row the time or OS / device / page index finds, so two passes
+        // would read every row twice); views served by roll-ups read each version's rows.
+        let events = EventAggregates(store: store)
+        let versions = [base, target]
+        func sides<T>(_ view: (DashboardFilter) throws -> T) throws -> [String: T] {
+            [base: try view(baseFilter)].merging([target: try view(targetFilter)]) { first, _ in first }
+        }
+        let launchesBase: (versions: [LaunchStat], trend: [LaunchTrendPoint]), launchesTarget: (versions: [LaunchStat], trend: [LaunchTrendPoint])
+        if Self.readsEvents(filter) {
+            let both = try events.launches(projectID: projectID, filter: filter, now: now, versions: versions)
+            launchesBase = (both.versions.filter { $0.version == base }, [])
+            launchesTarget = (both.versions.filter { $0.version == target }, [])
+        } else {
+            launchesBase = try launches(projectID: projectID, filter: baseFilter, now: now)
+            launchesTarget = try launches(projectID: projectID, filter: targetFilter, now: now)
+        }
         // Rates per launch make versions with different audiences comparable.
-        let baseLaunches = Double(try store.rollupSums(projectID: projectID, metrics: ["launch"], filter: baseFilter).reduce(0) { $0 + $1.count })
-        let targetLaunches = Double(try store.rollupSums(projectID: projectID, metrics: ["launch"], filter: targetFilter).reduce(0) { $0 + $1.count })
+        let baseLaunches = Double(launchesBase.versions.reduce(0) { $0 + $1.launches })
+        let targetLaunches = Double(launchesTarget.versions.reduce(0) { $0 + $1.launches })
         func rate(_ count: Int64?, _ launches: Double) -> Double? {
             guard let count else { return nil }
             return launches > 0 ? Double(count) / launches : Double(count)
         }
         let measure = baseLaunches > 0 && targetLaunches > 0 ? "per launch" : "count"
-        let baseHangs = Dictionary(uniqueKeysWithValues: try hangs(projectID: projectID, filter: baseFilter).map { ($0.page, $0) })
-        let targetHangs = Dictionary(uniqueKeysWithValues: try hangs(projectID: projectID, filter: targetFilter).map { ($0.page, $0) })
+        let hangSides = filter.needsRawEvents ? try events.hangs(projectID: projectID, filter: filter, now: now, versions: versions)
+            : try sides { try hangs(projectID: projectID, filter: $0, now: now) }
+        let baseHangs = Dictionary(uniqueKeysWithValues: (hangSides[base] ?? []).map { ($0.page, $0) })
+        let targetHangs = Dictionary(uniqueKeysWithValues: (hangSides[target] ?? []).map { ($0.page, $0) })
         for page in Set(baseHangs.keys).union(targetHangs.keys).sorted() {
             row("hangs", page, "hangs \(measure)", rate(baseHangs[page]?.hangs, baseLaunches), rate(targetHangs[page]?.hangs, targetLaunches))
         }
-        let crashesBase = try store.rollupSums(projectID: projectID, metrics: ["crash"], filter: baseFilter)
-        let crashesTarget = try store.rollupSums(projectID: projectID, metrics: ["crash"], filter: targetFilter)
-        for kind in Set(crashesBase.map(\.dimension)).union(crashesTarget.map(\.dimension)).sorted() {
-            row("crashes", kind, "crashes \(measure)", rate(crashesBase.first { $0.dimension == kind }?.count, baseLaunches),
-                rate(crashesTarget.first { $0.dimension == kind }?.count, targetLaunches))
+        let crashSides = Self.readsEvents(filter) ? try crashesFromEvents(projectID: projectID, filter: filter, now: now, versions: versions)
+            : try sides { try crashes(projectID: projectID, filter: $0, now: now) }
+        let crashesBase = crashSides[base] ?? [:], crashesTarget = crashSides[target] ?? [:]
+        for kind in Set(crashesBase.keys).union(crashesTarget.keys).sorted() {
+            row("crashes", kind, "crashes \(measure)", rate(crashesBase[kind], baseLaunches), rate(crashesTarget[kind], targetLaunches))
         }
-        let networkBase = Dictionary(uniqueKeysWithValues: try network(projectID: projectID, filter: baseFilter).map { ($0.template, $0) })
-        let networkTarget = Dictionary(uniqueKeysWithValues: try network(projectID: projectID, filter: targetFilter).map { ($0.template, $0) })
+        let networkSides = Self.readsEvents(filter) ? try events.network(projectID: projectID, filter: filter, now: now, versions: versions)
+            : try sides { try network(projectID: projectID, filter: $0, now: now) }
+        let networkBase = Dictionary(uniqueKeysWithValues: (networkSides[base] ?? []).map { ($0.template, $0) })
+        let networkTarget = Dictionary(uniqueKeysWithValues: (networkSides[target] ?? []).map { ($0.template, $0) })
         for template in Set(networkBase.keys).union(networkTarget.keys).sorted() {
             row("network", template, "p95 ms", networkBase[template]?.p95Ms, networkTarget[template]?.p95Ms)
         }
-        let launchesBase = try launches(projectID: projectID, filter: baseFilter)
-        let launchesTarget = try launches(projectID: projectID, filter: targetFilter)
-        for kind in Set(launchesBase.map(\.kind)).union(launchesTarget.map(\.kind)).sorted() {
-            row("launch", kind, "TTID p50 ms", launchesBase.first { $0.kind == kind }?.ttidP50Ms,
-                launchesTarget.first { $0.kind == kind }?.ttidP50Ms)
+        // Launch kinds over every version of the side (one version per side here).
+        func byKind(_ stats: [LaunchStat]) -> [String: Double] {
+            Dictionary(stats.compactMap { stat in stat.ttidP50Ms.map { (stat.kind, $0) } }, uniquingKeysWith: { first, _ in first })
         }
-        let framesBase = Dictionary(uniqueKeysWithValues: try frames(projectID: projectID, filter: baseFilter).map { ($0.page, $0) })
-        let framesTarget = Dictionary(uniqueKeysWithValues: try frames(projectID: projectID, filter: targetFilter).map { ($0.page, $0) })
+        let kindsBase = byKind(launchesBase.versions), kindsTarget = byKind(launchesTarget.versions)
+        for kind in Set(launchesBase.versions.map(\.kind)).union(launchesTarget.versions.map(\.kind)).sorted() {
+            row("launch", kind, "TTID p50 ms", kindsBase[kind], kindsTarget[kind])
+        }
+        let frameSides = filter.needsRawEvents ? try events.frames(projectID: projectID, filter: filter, now: now, versions: versions)
+            : try sides { try frames(projectID: projectID, filter: $0, now: now) }
+        let framesBase = Dictionary(uniqueKeysWithValues: (frameSides[base] ?? []).map { ($0.page, $0) })
+        let framesTarget = Dictionary(uniqueKeysWithValues: (frameSides[target] ?? []).map { ($0.page, $0) })
         for page in Set(framesBase.keys).union(framesTarget.keys).sorted() {
             row("frames", page, "slow frame ratio", framesBase[page]?.slowRatio, framesTarget[page]?.slowRatio)
         }
@@ -302,17 +343,17 @@ public struct Insights: Sendable {
 
     /// Headline numbers.
     public func overview(projectID: Int64) throws -> Overview {
-        let rows = try store.rollupSums(projectID: projectID, metrics: ["events"], filter: RollupFilter(byDay: true))
+        let rows = try rollupSource.rollupSums(projectID: projectID, metrics: ["events"], filter: RollupFilter(byDay: true))
         var byType: [String: Int64] = [:]
         var byDay: [String: Int64] = [:]
         for row in rows {
             byType[row.dimension, default: 0] += row.count
             byDay[Self.dayString(row.day ?? 0), default: 0] += row.count
         }
-        let issues = try metadata.issues(projectID: projectID, limit: 1000)
+        let issues = try store.issues(projectID: projectID, limit: 1000)
         return Overview(eventsByType: byType, eventsByDay: byDay, crashIssues: issues.filter { $0.kind == "crash" }.count,
                         hangIssues: issues.filter { $0.kind == "hang" }.count,
-                        pending: try metadata.eventCounts(projectID: projectID).pending, versions: try store.appVersions(projectID: projectID))
+                        pending: try store.eventCounts(projectID: projectID).pending, versions: try rollupSource.appVersions(projectID: projectID))
     }
 
     /// `YYYY-MM-DD` for a day number.

@@ -34,11 +34,13 @@ public struct NetworkTemplateBreakdown: Sendable, Hashable, Codable {
 }
 
 /// Slow requests by template with their phase breakdown and error rate, by app version and by
-/// network type: read from the recent `network` events themselves (the roll-ups are kept by
-/// template and version only; the network type lives in each event's context).
+/// network type: read from the recent requests' `request_facts` rows (the roll-ups are kept by
+/// template and version only; the network type lives in each event's context, copied into the
+/// row when the event was stored).
 ///
-/// Reads at most ``maximumEvents`` of the newest events of the window, so a page costs a bounded
-/// scan (about 20 µs per event to decode) whatever the traffic; the answer says when it was cut.
+/// Reads at most ``maximumEvents`` of the newest requests of the window, so a page costs a
+/// bounded scan (a narrow row each, no JSON to parse) whatever the traffic; the answer says
+/// when it was cut.
 public struct NetworkBreakdown: Sendable {
     /// Events read per query at most.
     public var maximumEvents: Int
@@ -64,36 +66,48 @@ public struct NetworkBreakdown: Sendable {
     /// as `*`) over the last `days` days before `now`, for app `version` when given.
     public func breakdown(projectID: Int64, template: String? = nil, version: String? = nil, days: Int = 7,
                           now: Date = Date()) throws -> Result {
-        let since = Int64((now.timeIntervalSince1970 - Double(max(1, days)) * 86_400) * 1000)
-        var sql = "SELECT app_version, context_json, payload_json FROM apm_event WHERE project_id = ? AND type = 'network' "
-            + "AND occurred_at >= ?"
-        var arguments: [SQLValue] = [.integer(projectID), .integer(since)]
-        if let version {
-            sql += " AND app_version = ?"
-            arguments.append(.text(version))
-        }
+        try breakdown(projectID: projectID, template: template,
+                      filter: DashboardFilter(range: .recent(hours: max(1, days) * 24), release: version), now: now)
+    }
+
+    /// The breakdown of `template` (nil: every template, plus all requests as `*`) over the
+    /// network events `filter` selects (its time range, release, OS version, device model, page).
+    public func breakdown(projectID: Int64, template: String? = nil, filter: DashboardFilter, now: Date = Date()) throws -> Result {
+        let conditions = filter.eventConditions(now: now)
+        let phases = ["dns_ms", "connect_ms", "tls_ms", "request_ms", "ttfb_ms", "response_ms"]
+        var sql = "SELECT template, app_version, network, status, failed, total_ms, \(phases.joined(separator: ", ")) "
+            + "FROM request_facts WHERE project_id = ?" + conditions.sql
+        var arguments: [SQLValue] = [.integer(projectID)] + conditions.arguments
         sql += " ORDER BY occurred_at DESC LIMIT ?"
         arguments.append(.integer(Int64(maximumEvents) + 1))
         let rows = try store.database.read { connection in try connection.query(sql, arguments) }
-        let decoder = EventJSON.makeDecoder()
         var all = Accumulator()
         var byTemplate: [String: Accumulator] = [:]
         for row in rows.prefix(maximumEvents) {
-            guard let payload = try? decoder.decode(NetworkPayload.self, from: Data((row.string("payload_json") ?? "").utf8))
-            else { continue }
-            let name = "\(payload.method) \(payload.urlTemplate)"
+            // A payload without a method, template or total (which the validator refuses) is left out.
+            guard let name = row.string("template"), let total = row["total_ms"].double else { continue }
             if let template, name != template { continue }
-            let network = row.string("context_json").flatMap {
-                try? JSONDecoder().decode(EventContext.self, from: Data($0.utf8)).network
-            } ?? "unknown"
+            let request = Request(status: row["status"].double ?? 0, failed: row.int64("failed") != 0, totalMs: total,
+                                  phases: phases.map { row[$0].double })
             let version = row.string("app_version") ?? ""
-            all.add(payload, version: version, network: network)
-            byTemplate[name, default: Accumulator()].add(payload, version: version, network: network)
+            let network = row.string("network") ?? "unknown"
+            all.add(request, version: version, network: network)
+            byTemplate[name, default: Accumulator()].add(request, version: version, network: network)
         }
         var templates = byTemplate.map { $0.value.breakdown(template: $0.key) }
             .sorted { ($0.total.p95Ms ?? 0, $0.template) > ($1.total.p95Ms ?? 0, $1.template) }
         if template == nil, all.total.requests > 0 { templates.insert(all.breakdown(template: "*"), at: 0) }
         return Result(templates: templates, eventsRead: min(rows.count, maximumEvents), truncated: rows.count > maximumEvents)
+    }
+
+    /// What a breakdown reads of one request (a `request_facts` row).
+    private struct Request {
+        var status: Double
+        /// A transport error or a 5xx answer.
+        var failed: Bool
+        var totalMs: Double
+        /// dns, connect, tls, request, ttfb, response (ms), nil when the request had no such phase.
+        var phases: [Double?]
     }
 
     /// Counts, histograms and phase sums of one slice.
@@ -105,14 +119,11 @@ public struct NetworkBreakdown: Sendable {
         var phaseSums = [Double](repeating: 0, count: 6)
         var phaseCounts = [Int](repeating: 0, count: 6)
 
-        mutating func add(_ payload: NetworkPayload) {
+        mutating func add(_ request: Request) {
             requests += 1
-            let status = payload.status ?? 0
-            if payload.error != nil || status >= 500 { errors += 1 } else if status >= 400 { clientErrors += 1 }
-            histogram.add(payload.timings.total)
-            let timings = payload.timings
-            for (index, value) in [timings.dns, timings.connect, timings.tls, timings.request, timings.ttfb,
-                                   timings.response].enumerated() {
+            if request.failed { errors += 1 } else if request.status >= 400 { clientErrors += 1 }
+            histogram.add(request.totalMs)
+            for (index, value) in request.phases.enumerated() {
                 if let value, value.isFinite {
                     phaseSums[index] += value
                     phaseCounts[index] += 1
@@ -135,10 +146,10 @@ public struct NetworkBreakdown: Sendable {
         var versions: [String: Slice] = [:]
         var networks: [String: Slice] = [:]
 
-        mutating func add(_ payload: NetworkPayload, version: String, network: String) {
-            total.add(payload)
-            versions[version, default: Slice()].add(payload)
-            networks[network, default: Slice()].add(payload)
+        mutating func add(_ request: Request, version: String, network: String) {
+            total.add(request)
+            versions[version, default: Slice()].add(request)
+            networks[network, default: Slice()].add(request)
         }
 
         func breakdown(template: String) -> NetworkTemplateBreakdown {

@@ -4,7 +4,8 @@ import VigilCore
 /// `GET /api/v1/releases`: release health per release (app version and build) — sessions by
 /// outcome, distinct users, crash-free sessions and users, abnormal-exit, fatal-hang and hang
 /// rates, cold-launch TTID, adoption — over the last `days` (default 30, 1…366) with a series
-/// per day, newest release first; for the admin token. Query: `days`, `project`.
+/// per day, newest release first; for the admin token. Query: `days`, `project`, and the
+/// time range and release of a ``DashboardFilter`` (`range`, `from`, `to`, `release`).
 enum ReleaseRoutes {
     /// One release's figures as the API writes them.
     struct Figures: Encodable {
@@ -65,8 +66,10 @@ enum ReleaseRoutes {
             try context.requireAdmin(request)
             let project = try context.project(for: request)
             let days = try self.days(request)
-            let today = Int64((context.clock.wallNow().timeIntervalSince1970 / 86_400).rounded(.down))
-            let releases = try context.rollups.releaseHealth(projectID: project.id, sinceDay: today - Int64(days) + 1)
+            let filter = try context.dashboardFilter(request, defaultRange: .recent(hours: days * 24))
+            let span = filter.days(now: context.clock.wallNow())
+            let releases = try context.rollups.releaseHealth(projectID: project.id, sinceDay: span.first, untilDay: span.last,
+                                                           version: filter.release)
             return .json(encoding: Answer(days: days, releases: releases.map {
                 Release(total: Figures($0.total), days: $0.days.map(Figures.init))
             }))

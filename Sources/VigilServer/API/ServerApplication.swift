@@ -10,6 +10,8 @@ public final class ServerApplication: Sendable {
     public let context: ServerContext
     /// The HTTP server.
     public let http: HTTPServer
+    /// The background pruning of old events, with `--retention-days`.
+    public let retention: RetentionPruner?
     /// Secrets created by this start, to show once: the admin token (when generated now) and
     /// the default project's ingest key (when the project was created now).
     public let firstStart: FirstStartSecrets
@@ -58,8 +60,16 @@ public final class ServerApplication: Sendable {
 
         let metrics = ServerMetrics()
         let symbolTables = SymbolTableCache(engine: symbolication)
+        // New-issue and regression alerts are written in the processing transaction that decides them.
         let processor = EventProcessor(store: store, symbols: symbolTables, crashAnalyzer: crashAnalyzer, metrics: metrics,
-                                       clock: clock, log: log)
+                                       clock: clock, log: log,
+                                       transitionHandler: { transitions, connection in
+                                           try AlertEvaluator.fire(for: transitions, on: connection)
+                                       })
+        let deliverer = WebhookDeliverer(store: store, clock: clock, schedule: options.alertRetry,
+                                         timeoutSeconds: options.alertTimeoutSeconds, log: log)
+        let evaluator = AlertEvaluator(store: store, clock: clock, interval: options.alertIntervalSeconds,
+                                       onFired: { deliverer.wake() }, log: log)
         var eventSink: ClickHouseEventSink?
         var rollups: (any RollupSource)?
         if let location = options.events {
@@ -77,12 +87,15 @@ public final class ServerApplication: Sendable {
                                                         sink: eventSink, sinkAnalyzer: processor),
                                 processor: processor, symbolTables: symbolTables, metrics: metrics,
                                 symbolication: symbolication, reportImporter: reportImporter, clock: clock,
+                                alertEvaluator: evaluator, webhookDeliverer: deliverer,
                                 rollups: rollups, eventSink: eventSink)
         var router = HTTPRouter()
         APIRoutes.install(into: &router, context: context)
         OTLPRoutes.install(into: &router, context: context)
         NetworkRoutes.install(into: &router, context: context)
         ReleaseRoutes.install(into: &router, context: context)
+        AlertRoutes.install(into: &router, context: context)
+        IssueStateRoutes.install(into: &router, context: context)
         DashboardRoutes.install(into: &router, context: context)
         for route in extraRoutes { router.add(route) }
         let metricsSink = metrics
@@ -91,13 +104,25 @@ public final class ServerApplication: Sendable {
         }
         if options.workers > 0 { processor.start(workers: options.workers) }
         eventSink?.start()
+        if options.alertWorkers {
+            deliverer.start(pollSeconds: options.alertPollSeconds)
+            evaluator.start()
+        }
+        retention = options.retentionDays.map {
+            RetentionPruner(store: store, days: $0, batchRows: options.retentionBatchRows, pauseSeconds: options.retentionPauseSeconds,
+                            clock: clock, metrics: metrics, log: log)
+        }
+        retention?.start()
     }
 
     /// Stops serving, then stops the workers after their current batch, then closes the database.
     public func stop() {
         http.stop()
+        retention?.stop()
         context.eventSink?.stop()
         context.processor.stop()
+        context.alertEvaluator.stop()
+        context.webhookDeliverer.stop()
         context.store.database.close()
     }
 

@@ -33,10 +33,15 @@ public final class ServerContext: Sendable {
     public let reportImporter: (any CrashReportImporter)?
     /// Wall and monotonic time.
     public let clock: any VigilClock
+    /// Checks the alert rules.
+    public let alertEvaluator: AlertEvaluator
+    /// Delivers the alert outbox.
+    public let webhookDeliverer: WebhookDeliverer
 
     init(options: ServerOptions, store: ServerStore, authenticator: Authenticator, rateLimiter: RateLimiter,
          ingestor: EventIngestor, processor: EventProcessor, symbolTables: SymbolTableCache, metrics: ServerMetrics,
          symbolication: (any SymbolicationEngine)?, reportImporter: (any CrashReportImporter)?, clock: any VigilClock,
+         alertEvaluator: AlertEvaluator, webhookDeliverer: WebhookDeliverer,
          rollups: (any RollupSource)? = nil, eventSink: ClickHouseEventSink? = nil) {
         self.options = options
         self.store = store
@@ -52,6 +57,8 @@ public final class ServerContext: Sendable {
         self.symbolication = symbolication
         self.reportImporter = reportImporter
         self.clock = clock
+        self.alertEvaluator = alertEvaluator
+        self.webhookDeliverer = webhookDeliverer
     }
 
     /// The project a request names with `?project=` (the default project otherwise); 404 when unknown.
@@ -62,6 +69,9 @@ public final class ServerContext: Sendable {
         }
         return project
     }
+
+    /// Flame graphs from stored stacks, symbolicated through ``symbolTables``.
+    public var stackProfiler: StackProfiler { StackProfiler(store: store, symbolTables: symbolTables) }
 
     /// The SHA-256 of ``ServerOptions/metricsToken``, when one was given.
     private var metricsTokenHash: String? { options.metricsToken.map(SecretToken.hash) }
@@ -123,14 +133,12 @@ public final class ServerContext: Sendable {
         return project
     }
 
-    /// The request's filter for roll-ups: `?version=` and `?days=`.
-    public func rollupFilter(_ request: HTTPRequest) -> RollupFilter {
-        var filter = RollupFilter()
-        if let version = request.query["version"], !version.isEmpty { filter.version = version }
-        if let days = request.query["days"].flatMap(Int64.init), days > 0 {
-            let today = Int64(clock.wallNow().timeIntervalSince1970 / 86_400)
-            filter.sinceDay = today - days + 1
+    /// The request's ``DashboardFilter``; 400 `bad_filter` naming the parameter when it cannot be read.
+    public func dashboardFilter(_ request: HTTPRequest, defaultRange: DashboardFilter.TimeRange) throws -> DashboardFilter {
+        do {
+            return try DashboardFilter(query: request.query, defaultRange: defaultRange)
+        } catch {
+            throw HTTPError.badRequest("\(error)", code: "bad_filter")
         }
-        return filter
     }
 }

@@ -17,6 +17,7 @@ public final class ServerMetrics: Sendable {
         var rejected: [String: Int] = [:]
         var processed = 0
         var processingFailures = 0
+        var pruned = 0
         var rateLimited = 0
         var recentLags: [Double] = []
         var lagCursor = 0
@@ -79,6 +80,9 @@ public final class ServerMetrics: Sendable {
     /// Counts a processing batch that failed (and will be retried).
     public func recordProcessingFailure() { state.withLock { $0.processingFailures += 1 } }
 
+    /// Counts raw events retention deleted.
+    public func recordPruned(_ count: Int) { state.withLock { $0.pruned += count } }
+
     /// Events accepted so far (stored or duplicate).
     public var acceptedEvents: Int { state.withLock { $0.accepted } }
 
@@ -135,6 +139,8 @@ public final class ServerMetrics: Sendable {
         out += "vigil_events_processed_total \(snapshot.processed)\n"
         header("vigil_processing_failures_total", "counter", "Processing batches that failed and were retried.")
         out += "vigil_processing_failures_total \(snapshot.processingFailures)\n"
+        header("vigil_events_pruned_total", "counter", "Raw events this server deleted for being older than --retention-days.")
+        out += "vigil_events_pruned_total \(snapshot.pruned)\n"
         header("vigil_processing_lag_seconds", "summary", "Time from an event stored to its processing, over recent events.")
         let lags = snapshot.recentLags.sorted()
         for q in [0.5, 0.95, 0.99] {

@@ -40,8 +40,27 @@ public struct ServerOptions: Sendable {
     public var events: ClickHouseLocation?
     /// Where batches wait until ClickHouse confirms them (`--events-spool`).
     public var eventsSpoolDirectory = ".vigil/events-spool"
+    /// Days of raw events to keep (by the events' own time); nil keeps them forever. Roll-ups
+    /// and issues are kept whatever this says (``RetentionPruner``).
+    public var retentionDays: Double?
+    /// Rows retention deletes per transaction.
+    public var retentionBatchRows = 200
+    /// Seconds retention waits between two batches, at least (see ``RetentionPruner``).
+    public var retentionPauseSeconds = 0.05
     /// Which decoder reads event bodies (the Foundation one only for comparisons).
     public var decoder: EventIngestor.Decoder = .tape
+
+    /// Whether this server evaluates alert rules and delivers alerts in the background (several
+    /// servers on one database may all do it: the database arbitrates).
+    public var alertWorkers = true
+    /// Seconds between evaluations of the threshold alert rules (default 15).
+    public var alertIntervalSeconds: Double = 15
+    /// Seconds between looks at the alert outbox for due deliveries (default 1).
+    public var alertPollSeconds: Double = 1
+    /// When failed webhook deliveries are tried again.
+    public var alertRetry = AlertRetrySchedule()
+    /// Seconds a webhook receiver has to answer (default 10).
+    public var alertTimeoutSeconds: Double = 10
 
     /// Options with defaults for `database`; uploads spool under the system's temporary directory.
     public init(database: DatabaseLocation, spoolDirectory: String? = nil) {

@@ -38,10 +38,16 @@ public struct ClickHouseEventStore: RollupSource {
         return " AND type IN (\(types.sorted().map(ClickHouseNode.literal).joined(separator: ", ")))"
     }
 
-    private func filterClause(_ filter: RollupFilter) -> String {
+    /// The filter's version, days and dimension as SQL conditions (the same as the roll-up
+    /// tables' `WHERE`). Bounds on `occurred_at` beside those on `day` let ClickHouse skip
+    /// partitions and sort-key ranges. `dimension` names the row's own dimension column (the
+    /// ARRAY JOIN alias, or `type` for the per-type event counts).
+    private func filterClause(_ filter: RollupFilter, dimension: String = "dimension") -> String {
         var clause = ""
         if let version = filter.version { clause += " AND app_version = \(ClickHouseNode.literal(version))" }
         if let since = filter.sinceDay { clause += " AND day >= \(since) AND occurred_at >= \(since * 86_400_000)" }
+        if let until = filter.untilDay { clause += " AND day <= \(until) AND occurred_at < \((until + 1) * 86_400_000)" }
+        if let value = filter.dimension { clause += " AND \(dimension) = \(ClickHouseNode.literal(value))" }
         return clause
     }
 
@@ -84,7 +90,7 @@ public struct ClickHouseEventStore: RollupSource {
         let list = groups.joined(separator: ", ")
         return try cluster.entry.rows("""
             SELECT \(list), count() FROM \(cluster.distributedTable)
-            WHERE project_id = \(projectID)\(filterClause(filter)) GROUP BY \(list)
+            WHERE project_id = \(projectID)\(filterClause(filter, dimension: "type")) GROUP BY \(list)
             """).map { row in
             var index = 1
             var version: String?
@@ -134,19 +140,22 @@ public struct ClickHouseEventStore: RollupSource {
             .sorted { ServerStore.versionPrecedes($1, $0) }
     }
 
-    public func sketchRegisters(projectID: Int64, metrics: [String], sinceDay: Int64?) throws -> [SketchRegisterRow] {
+    public func sketchRegisters(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [SketchRegisterRow] {
         guard !metrics.isEmpty else { return [] }
-        let since = sinceDay.map { " AND day >= \($0) AND occurred_at >= \($0 * 86_400_000)" } ?? ""
+        let groups = filter.byDay ? "app_version, dimension, metric, day, sk_register" : "app_version, dimension, metric, sk_register"
+        var dayless = filter
+        dayless.dimension = nil
         return try cluster.entry.rows("""
-            SELECT app_version, dimension, metric, day, sk_register, max(sk_rank) FROM \(cluster.distributedTable)
+            SELECT \(groups), max(sk_rank) FROM \(cluster.distributedTable)
             ARRAY JOIN sketch_metric AS metric, sketch_dimension AS dimension, sketch_register AS sk_register, sketch_rank AS sk_rank
-            WHERE project_id = \(projectID) AND type = 'session'\(since)
+            WHERE project_id = \(projectID) AND type = 'session'\(filterClause(dayless))
               AND metric IN (\(metrics.map(ClickHouseNode.literal).joined(separator: ", ")))
-            GROUP BY app_version, dimension, metric, day, sk_register
+            GROUP BY \(groups)
             """).map { row in
-            SketchRegisterRow(appVersion: row[0] ?? "", dimension: row[1] ?? "", metric: row[2] ?? "",
-                              day: row[3].flatMap { Int64($0) } ?? 0, register: row[4].flatMap { Int($0) } ?? 0,
-                              rank: row[5].flatMap { UInt8($0) } ?? 0)
+            let rank = filter.byDay ? 5 : 4
+            return SketchRegisterRow(appVersion: row[0] ?? "", dimension: row[1] ?? "", metric: row[2] ?? "",
+                                     day: filter.byDay ? row[3].flatMap { Int64($0) } ?? 0 : nil,
+                                     register: row[rank - 1].flatMap { Int($0) } ?? 0, rank: row[rank].flatMap { UInt8($0) } ?? 0)
         }
     }
 }

@@ -9,7 +9,13 @@ enum ComparePage {
         var html = HTML()
         html.raw("<form method=\"get\" action=\"/compare\"><input type=\"hidden\" name=\"project\" value=\"")
         html.text(page.project.name)
-        html.raw("\"> Base <select name=\"base\">")
+        html.raw("\">")
+        for (name, value) in page.filter.queryItems where name != "release" {
+            html.raw("<input type=\"hidden\" name=\"\(name)\" value=\"")
+            html.text(value)
+            html.raw("\">")
+        }
+        html.raw(" Base <select name=\"base\">")
         for version in versions {
             html.raw("<option\(version == base ? " selected" : "") value=\"")
             html.text(version)
@@ -28,9 +34,10 @@ enum ComparePage {
         html.raw("</select> <button type=\"submit\">Compare</button></form>")
         guard let base, let target else {
             html.raw("<p class=\"empty\">Two app versions are needed for a comparison.</p>")
-            return page.render(title: "Compare versions", active: "/compare", body: html.output)
+            return try page.render(title: "Compare versions", active: "/compare", body: html.output, note: note(page))
         }
-        let rows = try page.context.insights.compare(projectID: page.project.id, base: base, target: target)
+        let rows = try page.context.insights.compare(projectID: page.project.id, base: base, target: target, filter: page.filter,
+                                                     now: page.now)
         html.raw("<table><thead><tr><th>Area</th><th>What</th><th>Measure</th><th class=\"num\">")
         html.text(base)
         html.raw("</th><th class=\"num\">")
@@ -53,7 +60,12 @@ enum ComparePage {
             html.raw("</td></tr>")
         }
         html.raw("</tbody></table>")
-        return page.render(title: "Compare versions", active: "/compare", body: html.output)
+        return try page.render(title: "Compare versions", active: "/compare", body: html.output, note: note(page))
+    }
+
+    /// The release filter names one version; a comparison names two, and they win.
+    static func note(_ page: DashboardPage) -> String? {
+        page.filter.release == nil ? nil : "The release filter is not applied here: the two versions compared are chosen above."
     }
 
     private static func format(_ value: Double?) -> String {

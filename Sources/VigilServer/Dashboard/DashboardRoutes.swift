@@ -21,6 +21,9 @@ enum DashboardRoutes {
             }
             return try IssuePage.render(try DashboardPage(context: context, request: request), id: request.pathParameters["id"])
         }
+        router.add("POST", "/issues/:id/state", name: "dashboard", body: BodyPolicy(maxBytes: 8 * 1024, acceptsGzip: false)) { request in
+            try IssueStatePanel.handlePost(request, context: context)
+        }
         page("/hangs", MetricPages.hangs)
         page("/network", MetricPages.network)
         page("/network/breakdown", NetworkBreakdownPage.render)
@@ -29,6 +32,7 @@ enum DashboardRoutes {
         page("/compare", ComparePage.render)
         page("/releases", ReleasesPage.render)
         page("/symbols", SymbolsPage.render)
+        page("/alerts", AlertsPage.render)
 
         router.add("GET", "/login", name: "login") { request in
             let next = safeNext(request.query["next"])

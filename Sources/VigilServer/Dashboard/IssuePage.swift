@@ -1,7 +1,7 @@
 import Foundation
 
 /// `/issues/:id`: one issue's symbolicated stack (in-app frames highlighted), classification,
-/// versions and latest events.
+/// versions and latest events, and its workflow panel (state, regression mark, buttons, audit).
 enum IssuePage {
     static func render(_ page: DashboardPage, id: String?) throws -> HTTPResponse {
         guard let id = id.flatMap(Int64.init), let issue = try page.context.store.issue(projectID: page.project.id, id: id) else {
@@ -16,6 +16,7 @@ enum IssuePage {
         html.raw("</p><div class=\"cards\"><div class=\"card\"><b>\(summary.events)</b>events</div><div class=\"card\"><b>\(summary.users)</b>users</div>"
                  + "<div class=\"card\"><b>\(DashboardPage.time(summary.firstSeen))</b>first seen</div>"
                  + "<div class=\"card\"><b>\(DashboardPage.time(summary.lastSeen))</b>last seen</div></div>")
+        html.raw(try IssueStatePanel.render(issue, page: page))
         if let classification = issue.classification {
             html.raw("<h2>Diagnosis</h2><p><span class=\"badge\">")
             html.text(classification.category)
@@ -65,17 +66,27 @@ enum IssuePage {
             html.text(frame.address)
             html.raw("</code></td></tr>")
         }
-        html.raw("</tbody></table><h2>Versions affected</h2><table><thead><tr><th>Version</th><th class=\"num\">Events</th>"
+        html.raw("</tbody></table>")
+        if summary.kind == "hang" {
+            // The issue's own events within the filter, like the latest events below.
+            let report = try page.context.stackProfiler.hangs(projectID: page.project.id, filter: page.filter, now: page.now,
+                                                              issueID: summary.id)
+            html.raw(DashboardPictures.flame(report, title: "Sampled stacks of this hang", what: "of this issue's events in the range"))
+        }
+        html.raw("<h2>Versions affected</h2><table><thead><tr><th>Version</th><th class=\"num\">Events</th>"
                  + "<th>First seen</th><th>Last seen</th></tr></thead><tbody>")
         for version in issue.versions {
-            html.raw("<tr><td><a href=\"\(page.link("/issues", [("version", version.version)]))\">")
+            var filter = page.filter
+            filter.release = version.version
+            html.raw("<tr><td><a href=\"\(page.link("/issues", filter: filter))\">")
             html.text(version.version)
             html.raw("</a></td><td class=\"num\">\(version.events)</td><td>\(DashboardPage.time(version.firstSeen))</td>"
                      + "<td>\(DashboardPage.time(version.lastSeen))</td></tr>")
         }
-        html.raw("</tbody></table><h2>Latest events</h2><table><thead><tr><th>Time</th><th>Version</th><th>Device</th><th>OS</th>"
+        html.raw("</tbody></table><h2>Latest events in this time range and filter</h2><table><thead><tr><th>Time</th><th>Version</th><th>Device</th><th>OS</th>"
                  + "<th>Page</th><th class=\"num\">Duration</th></tr></thead><tbody>")
-        for event in try page.context.store.issueEvents(projectID: page.project.id, issueID: summary.id, limit: 25) {
+        for event in try page.context.store.issueEvents(projectID: page.project.id, issueID: summary.id, limit: 25,
+                                                        conditions: page.filter.eventConditions(now: page.now)) {
             html.raw("<tr><td>\(DashboardPage.time(event.time))</td><td>")
             html.text("\(event.appVersion) (\(event.appBuild))")
             html.raw("</td><td>")
@@ -89,6 +100,7 @@ enum IssuePage {
         html.raw("</tbody></table><p class=\"muted\">Fingerprint <code>")
         html.text(summary.fingerprint)
         html.raw("</code></p>")
-        return page.render(title: summary.title, active: "/issues", body: html.output)
+        return try page.render(title: summary.title, active: "/issues", body: html.output,
+                               note: "The counts, stack and versions are the issue's whole history; the flame graph and the latest events follow the filter.")
     }
 }

@@ -1,16 +1,18 @@
 import Foundation
+import VigilCore
 
 /// `/hangs`, `/network`, `/launch`, `/frames`: the roll-up views with their charts.
 enum MetricPages {
-    static func versionNote(_ page: DashboardPage) -> String {
-        guard let version = page.request.query["version"], !version.isEmpty else { return "" }
-        return "<p class=\"muted\">Version " + HTML.escape(version) + "</p>"
+    /// A link to `path` narrowed to the app page `name`, the rest of the filter kept.
+    static func pageLink(_ page: DashboardPage, _ path: String, _ name: String) -> String {
+        var filter = page.filter
+        filter.page = name
+        return page.link(path, filter: filter)
     }
 
     static func hangs(_ page: DashboardPage) throws -> HTTPResponse {
-        let pages = try page.context.insights.hangs(projectID: page.project.id, filter: page.context.rollupFilter(page.request))
+        let pages = try page.context.insights.hangs(projectID: page.project.id, filter: page.filter, now: page.now)
         var html = HTML()
-        html.raw(versionNote(page))
         html.raw("<h2>Total hang time by page</h2>")
         html.raw(SVGChart.bars(pages.prefix(20).map { SVGChart.Bar(label: $0.page, value: $0.totalMs / 1000,
                                                                    caption: String(format: "%.1f s in %d hangs", $0.totalMs / 1000, $0.hangs)) },
@@ -18,19 +20,24 @@ enum MetricPages {
         html.raw("<table><thead><tr><th>Page</th><th class=\"num\">Hangs</th><th class=\"num\">Total</th><th class=\"num\">p50</th>"
                  + "<th class=\"num\">p95</th></tr></thead><tbody>")
         for stat in pages {
-            html.raw("<tr><td>")
+            html.raw("<tr><td><a href=\"\(pageLink(page, "/hangs", stat.page))\">")
             html.text(stat.page)
-            html.raw("</td><td class=\"num\">\(stat.hangs)</td><td class=\"num\">\(DashboardPage.ms(stat.totalMs))</td>"
+            html.raw("</a></td><td class=\"num\">\(stat.hangs)</td><td class=\"num\">\(DashboardPage.ms(stat.totalMs))</td>"
                      + "<td class=\"num\">\(DashboardPage.ms(stat.p50Ms))</td><td class=\"num\">\(DashboardPage.ms(stat.p95Ms))</td></tr>")
         }
         html.raw("</tbody></table><p><a href=\"\(page.link("/issues", [("kind", "hang")]))\">Hang issues and their stacks →</a></p>")
-        return page.render(title: "Hangs by page", active: "/hangs", body: html.output)
+        let focus = page.filter.page.map { " on \($0)" } ?? " (every page; pick one in the table to narrow)"
+        html.raw(DashboardPictures.distribution(try page.context.insights.distribution(projectID: page.project.id, metric: "hang.duration",
+                                                                                       filter: page.filter, now: page.now),
+                                                title: "Hang durations" + focus))
+        html.raw(DashboardPictures.flame(try page.context.stackProfiler.hangs(projectID: page.project.id, filter: page.filter, now: page.now),
+                                         title: "Where the main thread was during hangs" + focus, what: "hang events"))
+        return try page.render(title: "Hangs by page", active: "/hangs", body: html.output)
     }
 
     static func network(_ page: DashboardPage) throws -> HTTPResponse {
-        let templates = try page.context.insights.network(projectID: page.project.id, filter: page.context.rollupFilter(page.request))
+        let (templates, latency) = try page.context.insights.networkWithLatency(projectID: page.project.id, filter: page.filter, now: page.now)
         var html = HTML()
-        html.raw(versionNote(page))
         html.raw("<h2>Where the time goes (mean per phase), slowest p95 first</h2>")
         html.raw(SVGChart.stacked(templates.prefix(20).map { stat in
             SVGChart.Stack(label: stat.template, segments: [("DNS", stat.phases.dns ?? 0), ("TCP", stat.phases.connect ?? 0),
@@ -50,13 +57,12 @@ enum MetricPages {
                      + "<td class=\"num\">\(DashboardPage.ms(stat.phases.ttfb))</td></tr>")
         }
         html.raw("</tbody></table><p><a href=\"\(page.link("/network/breakdown"))\">By app version and network type →</a></p>")
-        return page.render(title: "Slow requests", active: "/network", body: html.output)
+        html.raw(DashboardPictures.distribution(latency, title: "Request latency, all requests"))
+        return try page.render(title: "Slow requests", active: "/network", body: html.output)
     }
 
     static func launch(_ page: DashboardPage) throws -> HTTPResponse {
-        let filter = page.context.rollupFilter(page.request)
-        let stats = try page.context.insights.launches(projectID: page.project.id, filter: filter)
-        let trend = try page.context.insights.launchTrend(projectID: page.project.id, filter: filter)
+        let (stats, trend) = try page.context.insights.launches(projectID: page.project.id, filter: page.filter, now: page.now)
         var html = HTML()
         html.raw("<h2>Cold launch TTID p50 per day</h2>")
         let days = Array(Set(trend.map(\.day))).sorted()
@@ -79,13 +85,32 @@ enum MetricPages {
                      + "<td class=\"num\">\(DashboardPage.ms(stat.ttfdP90Ms))</td></tr>")
         }
         html.raw("</tbody></table><p class=\"muted\">Prewarmed launches are their own kind and stay out of cold statistics.</p>")
-        return page.render(title: "Launch time by version", active: "/launch", body: html.output)
+        let kind = page.request.query["kind"].flatMap { LaunchKind(rawValue: $0)?.rawValue } ?? "cold"
+        let waterfall = try page.context.insights.launchWaterfall(projectID: page.project.id, kind: kind, filter: page.filter, now: page.now)
+        html.raw("<h2>Launch phases per release (\(kind))</h2><p class=\"muted\">Each bar ends at the median time from the launch's "
+                 + "start to that mark; the marks' medians are taken one by one, so a bar's length is not the median of its phase.</p>")
+        html.raw(DashboardPictures.phases(waterfall))
+        html.raw(DashboardPictures.distribution(try page.context.insights.distribution(projectID: page.project.id, metric: "launch.ttid",
+                                                                                       dimension: kind, filter: page.filter, now: page.now),
+                                                title: "Time to initial display (\(kind))"))
+        html.raw("<h2>Tasks of a typical launch</h2>")
+        if let typical = waterfall.typical {
+            html.raw("<p class=\"muted typical-launch\">")
+            html.text("The launch with the median TTID (\(DashboardPage.ms(typical.ttidMs))) among the \(typical.candidates) most recent "
+                      + "with task spans: version \(typical.version), \(typical.kind). Critical path (outlined in red): "
+                      + typical.timeline.criticalPath.joined(separator: " → ")
+                      + " (\(SVGChart.format(typical.timeline.criticalPathMs)) ms).")
+            html.raw("</p>")
+            html.raw(DashboardPictures.tasks(typical))
+        } else {
+            html.raw("<p class=\"empty\">No launch in this range carried task spans (a <code>VigilLaunch</code> task graph records them).</p>")
+        }
+        return try page.render(title: "Launch time by version", active: "/launch", body: html.output)
     }
 
     static func frames(_ page: DashboardPage) throws -> HTTPResponse {
-        let pages = try page.context.insights.frames(projectID: page.project.id, filter: page.context.rollupFilter(page.request))
+        let pages = try page.context.insights.frames(projectID: page.project.id, filter: page.filter, now: page.now)
         var html = HTML()
-        html.raw(versionNote(page))
         html.raw("<h2>Slow frames per rendered frame</h2>")
         html.raw(SVGChart.bars(pages.prefix(20).map { SVGChart.Bar(label: $0.page, value: $0.slowRatio,
                                                                    caption: "\(DashboardPage.percent($0.slowRatio)) slow, \($0.frozen) frozen") },
@@ -94,13 +119,22 @@ enum MetricPages {
                  + "<th class=\"num\">Severe</th><th class=\"num\">Frozen</th><th class=\"num\">Slow ratio</th><th class=\"num\">Frozen ratio</th>"
                  + "</tr></thead><tbody>")
         for stat in pages {
-            html.raw("<tr><td>")
+            html.raw("<tr><td><a href=\"\(pageLink(page, "/frames", stat.page))\">")
             html.text(stat.page)
-            html.raw("</td><td class=\"num\">\(stat.frames)</td><td class=\"num\">\(stat.dropped)</td><td class=\"num\">\(stat.slow)</td>"
+            html.raw("</a></td><td class=\"num\">\(stat.frames)</td><td class=\"num\">\(stat.dropped)</td><td class=\"num\">\(stat.slow)</td>"
                      + "<td class=\"num\">\(stat.severe)</td><td class=\"num\">\(stat.frozen)</td>"
                      + "<td class=\"num\">\(DashboardPage.percent(stat.slowRatio))</td><td class=\"num\">\(DashboardPage.percent(stat.frozenRatio))</td></tr>")
         }
         html.raw("</tbody></table>")
-        return page.render(title: "Frame health by page", active: "/frames", body: html.output)
+        let focus = page.filter.page.map { " on \($0)" } ?? " (every page; pick one in the table to narrow)"
+        html.raw(DashboardPictures.distribution(try page.context.insights.distribution(projectID: page.project.id,
+                                                                                       metric: "frames.frozen.duration",
+                                                                                       filter: page.filter, now: page.now),
+                                                title: "Frozen frame durations" + focus))
+        html.raw(DashboardPictures.flame(try page.context.stackProfiler.frozenFrames(projectID: page.project.id, filter: page.filter,
+                                                                                     now: page.now),
+                                         title: "Where the main thread was during frozen frames" + focus,
+                                         what: "frame events with frozen-frame stacks"))
+        return try page.render(title: "Frame health by page", active: "/frames", body: html.output)
     }
 }

@@ -5,18 +5,19 @@ import Foundation
 enum NetworkBreakdownPage {
     static func render(_ page: DashboardPage) throws -> HTTPResponse {
         let template = page.request.query["template"].flatMap { $0.isEmpty ? nil : $0 }
-        let days = min(max(page.request.query["days"].flatMap(Int.init) ?? 7, 1), 366)
         let result = try NetworkBreakdown(store: page.context.store).breakdown(
-            projectID: page.project.id, template: template, days: days, now: page.context.clock.wallNow())
+            projectID: page.project.id, template: template, filter: page.filter, now: page.now)
         let shown = template.flatMap { name in result.templates.first { $0.template == name } }
             ?? (template == nil ? result.templates.first : nil)
         var html = HTML()
-        html.raw("<p class=\"muted\">Last \(days) day\(days == 1 ? "" : "s"), \(result.eventsRead) request event(s) read")
+        html.raw("<p class=\"muted\">")
+        html.text(page.filter.rangeLabel)
+        html.raw(", \(result.eventsRead) request event(s) read")
         html.raw(result.truncated ? " (the newest; older ones left out)." : ".")
         html.raw(" <a href=\"\(page.link("/network"))\">All templates →</a></p>")
         guard let shown else {
             html.raw("<p class=\"empty\">No requests for this template in the window.</p>")
-            return page.render(title: "Requests by version and network", active: "/network", body: html.output)
+            return try page.render(title: "Requests by version and network", active: "/network", body: html.output)
         }
         let total = shown.total
         html.raw("<h2>")
@@ -51,13 +52,13 @@ enum NetworkBreakdownPage {
             html.raw("<h2>Templates, slowest p95 first</h2><table><thead><tr><th>Request</th><th class=\"num\">Requests</th>"
                      + "<th class=\"num\">Error rate</th><th class=\"num\">p95</th></tr></thead><tbody>")
             for item in result.templates.dropFirst() {
-                html.raw("<tr><td><a href=\"\(page.link("/network/breakdown", [("template", item.template), ("days", String(days))]))\">")
+                html.raw("<tr><td><a href=\"\(page.link("/network/breakdown", [("template", item.template)]))\">")
                 html.text(item.template)
                 html.raw("</a></td><td class=\"num\">\(item.total.requests)</td><td class=\"num\">\(DashboardPage.percent(item.total.errorRate))</td>"
                          + "<td class=\"num\">\(DashboardPage.ms(item.total.p95Ms))</td></tr>")
             }
             html.raw("</tbody></table>")
         }
-        return page.render(title: "Requests by version and network", active: "/network", body: html.output)
+        return try page.render(title: "Requests by version and network", active: "/network", body: html.output)
     }
 }

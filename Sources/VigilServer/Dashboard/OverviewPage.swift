@@ -3,8 +3,10 @@ import Foundation
 /// `/`: events by type and by day, issue counts, the top issues.
 enum OverviewPage {
     static func render(_ page: DashboardPage) throws -> HTTPResponse {
-        let overview = try page.context.insights.overview(projectID: page.project.id)
-        let issues = try page.context.store.issues(projectID: page.project.id, limit: 5)
+        let allIssues = try page.context.insights.issues(projectID: page.project.id, filter: page.filter, now: page.now, limit: 1000)
+        let overview = try page.context.insights.overview(projectID: page.project.id, filter: page.filter, now: page.now,
+                                                          issues: allIssues)
+        let issues = Array(allIssues.prefix(5))
         var html = HTML()
         html.raw("<div class=\"cards\">")
         let total = overview.eventsByType.values.reduce(0, +)
@@ -16,7 +18,8 @@ enum OverviewPage {
         }
         html.raw("</div>")
         // The latest release's health, when sessions are reported.
-        if let latest = try page.context.rollups.releaseHealth(projectID: page.project.id, sinceDay: ReleasesPage.sinceDay(page)).first?.total {
+        if let newest = try page.context.rollups.appVersions(projectID: page.project.id).first,
+           let latest = try ReleasesPage.health(page, version: newest).first?.total {
             html.raw("<h2>Latest release: ")
             html.text(latest.name)
             html.raw("</h2><div class=\"cards\" id=\"latest-release\">")
@@ -33,7 +36,7 @@ enum OverviewPage {
         html.raw("<h2>Events by type</h2>")
         html.raw(SVGChart.bars(overview.eventsByType.sorted { $0.value > $1.value }
             .map { SVGChart.Bar(label: $0.key, value: Double($0.value), caption: "\($0.value)") }, title: "Events by type"))
-        let days = overview.eventsByDay.keys.sorted().suffix(30)
+        let days = overview.eventsByDay.keys.sorted().suffix(60)
         html.raw("<h2>Events per day</h2>")
         html.raw(SVGChart.lines([SVGChart.Series(name: "events", points: days.enumerated().map { ($0.offset, Double(overview.eventsByDay[$0.element] ?? 0)) })],
                                 xLabels: days.map { String($0.dropFirst(5)) }, title: "Events per day", unit: "events"))
@@ -44,6 +47,6 @@ enum OverviewPage {
             html.text(overview.versions.prefix(12).joined(separator: ", "))
             html.raw("</p>")
         }
-        return page.render(title: "Overview", active: "/", body: html.output)
+        return try page.render(title: "Overview", active: "/", body: html.output)
     }
 }

@@ -7,13 +7,15 @@ import VigilCore
 /// and daily trends of crash-free sessions and hang rate per release.
 enum ReleasesPage {
     static func render(_ page: DashboardPage) throws -> HTTPResponse {
-        let releases = try page.context.rollups.releaseHealth(projectID: page.project.id, sinceDay: sinceDay(page))
+        let releases = try health(page)
         var html = HTML()
         guard !releases.isEmpty else {
             html.raw("<p class=\"empty\">No sessions yet: the SDK reports one `session` event per app run.</p>")
-            return page.render(title: "Releases", active: "/releases", body: html.output)
+            return try page.render(title: "Releases", active: "/releases", body: html.output, note: note(page))
         }
-        html.raw("<p class=\"muted\">Last 30 days. Crash-free counts crashes and fatal hangs; the hang rate is seconds of "
+        html.raw("<p class=\"muted\">")
+        html.text(page.filter.rangeLabel)
+        html.raw(" (whole UTC days). Crash-free counts crashes and fatal hangs; the hang rate is seconds of "
                  + "hangs of 250 ms or more per hour in the foreground; users are estimated (±2 %).</p>")
         html.raw("<table id=\"releases\"><thead><tr><th>Release</th><th class=\"num\">Sessions</th><th class=\"num\">Users</th>"
                  + "<th class=\"num\">Crash-free sessions</th><th class=\"num\">Crash-free users</th><th class=\"num\">Abnormal exits</th>"
@@ -54,12 +56,23 @@ enum ReleasesPage {
         html.raw(SVGChart.lines(series(\.hangRateSecondsPerHour), xLabels: labels, title: "Hang rate per day", unit: "s/h"))
         html.raw("<h2>Sessions per day</h2>")
         html.raw(SVGChart.lines(series { Double($0.sessions) }, xLabels: labels, title: "Sessions per day", unit: "sessions"))
-        return page.render(title: "Releases", active: "/releases", body: html.output)
+        return try page.render(title: "Releases", active: "/releases", body: html.output, note: note(page))
     }
 
-    /// Days since 1970 of the first day shown (30 days back from today).
-    static func sinceDay(_ page: DashboardPage) -> Int64 {
-        Int64((page.context.clock.wallNow().timeIntervalSince1970 / 86_400).rounded(.down)) - 29
+    /// Release health within the page's time range (whole UTC days) and release.
+    /// `version` narrows to one release (the overview's latest) when the filter names none.
+    static func health(_ page: DashboardPage, version: String? = nil) throws -> [(total: ReleaseHealth, days: [ReleaseHealth])] {
+        let days = page.filter.days(now: page.now)
+        return try page.context.rollups.releaseHealth(projectID: page.project.id, sinceDay: days.first, untilDay: days.last,
+                                                      version: page.filter.release ?? version, dailyUsers: false)
+    }
+
+    /// Release health is kept per release and day only: what of the filter it cannot apply.
+    static func note(_ page: DashboardPage) -> String? {
+        let ignored = [page.filter.osVersion.map { _ in "OS version" }, page.filter.deviceModel.map { _ in "device" },
+                       page.filter.page.map { _ in "page" }].compactMap { $0 }
+        guard !ignored.isEmpty else { return nil }
+        return "Release health is kept per release and day: the \(ignored.joined(separator: ", ")) filter is not applied on this page."
     }
 
     /// The newest release against the one before it, measure by measure; a change for the

@@ -46,6 +46,7 @@ enum SymbolsPage {
             }
             html.raw("</tbody></table>")
         }
-        return page.render(title: "Symbols", active: "/symbols", body: html.output)
+        return try page.render(title: "Symbols", active: "/symbols", body: html.output,
+                               note: "Debug files belong to the project as a whole: the time range and filters do not apply here.")
     }
 }

@@ -137,7 +137,7 @@ public struct EventAnalyzer {
         let contributes = !event.isReprocessing
         if contributes { add("events", event.type) }
         guard let type = EventType(rawValue: event.type),
-              let payload = event.decoded?.payload ?? decodePayload(type, event.payloadJSON) else {
+              let payload = event.decoded?.payload ?? Self.decodePayload(type, event.payloadJSON) else {
             return analysis
         }
         switch payload {
@@ -178,6 +178,10 @@ public struct EventAnalyzer {
                 if launch.kind == .cold { observe(ReleaseMetric.ttid, release, ttid) }
             }
             if let ttfd = launch.ttfdMs { observe("launch.ttfd", kind, ttfd) }
+            // The launch waterfall's marks, like TTID and TTFD measured from the launch's origin:
+            // `main` (after pre-main) and `didFinishLaunching`.
+            if let preMain = launch.preMainMs { observe("launch.main", kind, preMain) }
+            if let toDidFinish = launch.mainToDidFinishMs { observe("launch.didfinish", kind, (launch.preMainMs ?? 0) + toDidFinish) }
         case .network(let network) where contributes:
             let dimension = "\(network.method) \(network.urlTemplate)"
             let timings = network.timings
@@ -249,14 +253,16 @@ public struct EventAnalyzer {
               context: EventContext(page: event.page), images: images.isEmpty ? nil : images, payload: payload)
     }
 
-    private static func decodeImages(_ json: String) -> [ImageInfo]? {
+    /// The images of a stored event's `images_json`; nil when it cannot be read.
+    static func decodeImages(_ json: String) -> [ImageInfo]? {
         guard let tape = try? JSONTape(bytes: Array(json.utf8)) else { return nil }
         let reader = EventFastReader(tape: tape)
         if let fast = try? reader.array(0, { (item) throws(EventFastReader.Fallback) in try reader.imageInfo(item) }) { return fast }
         return try? JSONTapeDecoder.decode([ImageInfo].self, from: tape)
     }
 
-    private func decodePayload(_ type: EventType, _ json: String) -> EventPayload? {
+    /// A stored event's payload; nil when it cannot be read.
+    static func decodePayload(_ type: EventType, _ json: String) -> EventPayload? {
         guard let tape = try? JSONTape(bytes: Array(json.utf8)) else { return nil }
         if let fast = try? EventFastReader(tape: tape).payload(type, 0) { return fast }
         do {

@@ -22,6 +22,7 @@ public final class EventProcessor: Sendable {
     private let clock: any VigilClock
     private let batchSize: Int
     private let log: @Sendable (String) -> Void
+    private let transitionHandler: IssueTransitionHandler?
     private let condition = NSCondition()
     /// Serializes this server's workers on SQLite, where batches are read outside a transaction.
     private let processingLock = NSLock()
@@ -35,12 +36,14 @@ public final class EventProcessor: Sendable {
         var wakeups = 0
     }
 
-    /// A processor for `store`.
+    /// A processor for `store`; `transitionHandler` receives every processing transaction's
+    /// issue transitions inside it (``IssueTransitionHandler``).
     public init(store: ServerStore, symbols: SymbolTableCache, crashAnalyzer: (any CrashAnalyzer)? = nil,
                 policy: InAppPolicy = InAppPolicy(), metrics: ServerMetrics = ServerMetrics(),
                 clock: any VigilClock = SystemClock(), batchSize: Int = 250,
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
+                log: @escaping @Sendable (String) -> Void = { _ in }, transitionHandler: IssueTransitionHandler? = nil) {
         self.store = store
+        self.transitionHandler = transitionHandler
         self.symbols = symbols
         self.crashAnalyzer = crashAnalyzer
         self.policy = policy
@@ -99,7 +102,7 @@ public final class EventProcessor: Sendable {
     /// Writes a batch's results; returns the lags (seconds) of its first-time events.
     private func write(_ analyses: [EventAnalysis], pending: [PendingEvent], on connection: any DatabaseConnection) throws -> [Double] {
         let processedAt = ServerStore.millis(clock.wallNow())
-        try ServerStore.apply(ProcessingBatch(analyses), on: connection, now: processedAt)
+        try ServerStore.apply(ProcessingBatch(analyses), on: connection, now: processedAt, onTransitions: transitionHandler)
         return pending.filter { !$0.isReprocessing }.map { Double(processedAt - $0.receivedAt) / 1000 }
     }
 
@@ -166,7 +169,8 @@ public final class EventProcessor: Sendable {
             do {
                 return try store.database.write { connection in
                     let now = ServerStore.millis(clock.wallNow())
-                    return try ServerStore.insertProcessed(group, on: connection, now: now, checkDuplicates: attempt > 1)
+                    return try ServerStore.insertProcessed(group, on: connection, now: now, checkDuplicates: attempt > 1,
+                                                           onTransitions: transitionHandler)
                         .map { ($0, now) }
                 }
             } catch let conflict as ConcurrentEventInsert {

@@ -21,4 +21,20 @@ public enum SQLDialect: String, Sendable {
     /// Suffix of a `SELECT` that claims rows for this transaction, skipping rows another
     /// transaction holds (PostgreSQL); SQLite has a single writer, so the write lock suffices.
     public var claimRows: String { self == .sqlite ? "" : " FOR UPDATE SKIP LOCKED" }
+
+    /// The value at `path` (object keys) of the JSON text in `column`, as SQL text or number
+    /// (NULL when absent or JSON null): `json_extract` on SQLite, `#>>` on PostgreSQL (text,
+    /// so numbers are cast by ``jsonNumber(_:_:)``). `path` must be identifiers written in this
+    /// module, never input.
+    public func jsonValue(_ column: String, _ path: [String]) -> String {
+        switch self {
+        case .sqlite: return "json_extract(\(column), '$.\(path.joined(separator: "."))')"
+        case .postgres: return "(CAST(\(column) AS json) #>> '{\(path.joined(separator: ","))}')"
+        }
+    }
+
+    /// ``jsonValue(_:_:)`` as a double.
+    public func jsonNumber(_ column: String, _ path: [String]) -> String {
+        "CAST(\(jsonValue(column, path)) AS DOUBLE PRECISION)"
+    }
 }

@@ -5,12 +5,196 @@
 /// Times are milliseconds since 1970 (UTC) in `BIGINT` columns; JSON is stored as `TEXT`.
 enum Schema {
     /// The version this server writes.
-    static let currentVersion = 5
+    static let currentVersion = 9
 
     /// Migration `n` (1-based) brings a database at version `n - 1` to `n`.
     static func migrations(_ dialect: SQLDialect) -> [[String]] {
-        [version1(dialect), version2, version3(dialect), version4, version5(dialect)]
+        [version1(dialect), version2, version3(dialect), version4, version5(dialect), version6(dialect), version7(dialect), version8, version9(dialect)]
     }
+
+    /// Version 9: `request_facts`, one narrow row per `network` event with what the request
+    /// views read from its payload and context (template, status, error flag, total and phase
+    /// timings, network type) as plain columns, beside the event's filter columns. Written in
+    /// the transaction that stores the event (``ServerStore/writeRequestFacts(on:projectID:records:)``)
+    /// and deleted with it, so it holds exactly the stored `network` events, processed or not.
+    /// Filtered request views and the network breakdown read it instead of fetching each event's
+    /// row from the much wider `apm_event` and parsing its JSON. Filled here from the events
+    /// already stored.
+    ///
+    /// `apm_event_issue_counts`: a partial index over the events that belong to an issue (hangs
+    /// and crashes, about a tenth of the events) holding every column the filtered issue counts
+    /// read, so that counting issues over a time range and filter is an index-only scan instead
+    /// of fetching each event's row.
+    private static func version9(_ d: SQLDialect) -> [String] {
+        let text = d == .postgres ? "TEXT COLLATE \"C\"" : "TEXT"
+        let columns = ServerStore.requestFactColumns.joined(separator: ", ")
+        return [
+            """
+            CREATE TABLE request_facts (
+                project_id BIGINT NOT NULL,
+                event_id \(text) NOT NULL,
+                occurred_at BIGINT NOT NULL,
+                app_version \(text) NOT NULL,
+                os_version \(text) NOT NULL,
+                device_model \(text) NOT NULL,
+                page \(text),
+                network \(text) NOT NULL,
+                template \(text),
+                status DOUBLE PRECISION,
+                failed SMALLINT NOT NULL,
+                duration_ms DOUBLE PRECISION,
+                total_ms DOUBLE PRECISION,
+                dns_ms DOUBLE PRECISION,
+                connect_ms DOUBLE PRECISION,
+                tls_ms DOUBLE PRECISION,
+                request_ms DOUBLE PRECISION,
+                ttfb_ms DOUBLE PRECISION,
+                response_ms DOUBLE PRECISION,
+                PRIMARY KEY (project_id, event_id)
+            )
+            """,
+            "CREATE INDEX request_facts_time ON request_facts (project_id, occurred_at)",
+            "CREATE INDEX request_facts_version ON request_facts (project_id, app_version, occurred_at)",
+            "CREATE INDEX request_facts_os ON request_facts (project_id, os_version, occurred_at)",
+            "CREATE INDEX request_facts_device ON request_facts (project_id, device_model, occurred_at)",
+            "CREATE INDEX request_facts_page ON request_facts (project_id, page, occurred_at)",
+            """
+            CREATE INDEX apm_event_issue_counts ON apm_event
+                (project_id, type, occurred_at, issue_id, session_id, app_version, os_version, device_model, page)
+                WHERE issue_id IS NOT NULL
+            """,
+            "INSERT INTO request_facts (\(columns)) " + ServerStore.requestFactsSelect(d) + " WHERE type = 'network'",
+        ]
+    }
+
+    /// Version 7: alerts. `alert_rules` holds each project's rules and the secret their webhook
+    /// bodies are signed with; `alert_cooldowns` one row per rule and subject (`issue:ID`,
+    /// `release:VERSION (BUILD)`) with when it last fired, claimed by an upsert so that one
+    /// alert per window is enforced by the database whatever the number of servers;
+    /// `alert_outbox` each alert with its rendered body until delivered (the deliverers claim due
+    /// rows with a lease, so a server that dies mid-delivery leaves them to be retried);
+    /// `alert_deliveries` one row per attempt, for the dashboard's delivery log. Text compares
+    /// by bytes on PostgreSQL, as everywhere since version 3.
+    private static func version7(_ d: SQLDialect) -> [String] {
+        let text = d == .postgres ? "TEXT COLLATE \"C\"" : "TEXT"
+        return [
+            """
+            CREATE TABLE alert_rules (
+                id \(d.autoIncrementPrimaryKey),
+                project_id BIGINT NOT NULL,
+                name \(text) NOT NULL,
+                kind \(text) NOT NULL,
+                threshold DOUBLE PRECISION,
+                min_sessions BIGINT,
+                cooldown_seconds BIGINT NOT NULL,
+                url \(text) NOT NULL,
+                secret \(text) NOT NULL,
+                enabled SMALLINT NOT NULL DEFAULT 1,
+                created_at BIGINT NOT NULL,
+                baseline_issue_id BIGINT NOT NULL DEFAULT 0
+            )
+            """,
+            "CREATE INDEX alert_rules_project ON alert_rules (project_id, kind)",
+            """
+            CREATE TABLE alert_cooldowns (
+                rule_id BIGINT NOT NULL,
+                subject \(text) NOT NULL,
+                fired_at BIGINT NOT NULL,
+                PRIMARY KEY (rule_id, subject)
+            )
+            """,
+            """
+            CREATE TABLE alert_outbox (
+                id \(text) PRIMARY KEY,
+                rule_id BIGINT NOT NULL,
+                project_id BIGINT NOT NULL,
+                subject \(text) NOT NULL,
+                summary \(text) NOT NULL,
+                body \(text) NOT NULL,
+                created_at BIGINT NOT NULL,
+                state SMALLINT NOT NULL DEFAULT 0,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at BIGINT NOT NULL,
+                delivered_at BIGINT,
+                last_error \(text)
+            )
+            """,
+            "CREATE INDEX alert_outbox_due ON alert_outbox (next_attempt_at) WHERE state = 0",
+            "CREATE INDEX alert_outbox_project ON alert_outbox (project_id, created_at)",
+            """
+            CREATE TABLE alert_deliveries (
+                id \(d.autoIncrementPrimaryKey),
+                alert_id \(text) NOT NULL,
+                project_id BIGINT NOT NULL,
+                rule_id BIGINT NOT NULL,
+                attempt INTEGER NOT NULL,
+                attempted_at BIGINT NOT NULL,
+                status INTEGER,
+                error \(text),
+                duration_ms DOUBLE PRECISION NOT NULL
+            )
+            """,
+            "CREATE INDEX alert_deliveries_project ON alert_deliveries (project_id, id)",
+        ]
+    }
+
+    /// Version 6: the issue workflow and retention.
+    ///
+    /// `issues` gains its state (`status`: `open`, `resolved`, `ignored` or `regressed`, with
+    /// what it was resolved in or ignored until, and the version it regressed in) and
+    /// `upsert_new`, 1 only in the statement that inserted the row, so the processing upsert
+    /// tells a new issue from an existing one without a race. `issue_audit` records who changed
+    /// an issue's state and when. Retention keeps what it pruned from an issue in
+    /// `issue_pruned` (per app version) and marks the pruned events' sessions in `issue_users`,
+    /// so recounting an issue from its remaining events still counts them.
+    private static func version6(_ d: SQLDialect) -> [String] {
+        let text = d == .postgres ? "TEXT COLLATE \"C\"" : "TEXT"
+        return [
+            "ALTER TABLE issues ADD COLUMN status \(text) NOT NULL DEFAULT 'open'",
+            "ALTER TABLE issues ADD COLUMN resolution \(text)",
+            "ALTER TABLE issues ADD COLUMN resolved_in \(text)",
+            "ALTER TABLE issues ADD COLUMN resolved_at BIGINT",
+            "ALTER TABLE issues ADD COLUMN ignore_until_events BIGINT",
+            "ALTER TABLE issues ADD COLUMN ignore_until BIGINT",
+            "ALTER TABLE issues ADD COLUMN regressed_version \(text)",
+            "ALTER TABLE issues ADD COLUMN regressed_at BIGINT",
+            "ALTER TABLE issues ADD COLUMN upsert_new SMALLINT NOT NULL DEFAULT 0",
+            """
+            CREATE TABLE issue_audit (
+                id \(d.autoIncrementPrimaryKey),
+                project_id BIGINT NOT NULL,
+                issue_id BIGINT NOT NULL,
+                at BIGINT NOT NULL,
+                actor \(text) NOT NULL,
+                action \(text) NOT NULL,
+                detail \(text)
+            )
+            """,
+            "CREATE INDEX issue_audit_issue ON issue_audit (issue_id, at)",
+            """
+            CREATE TABLE issue_pruned (
+                issue_id BIGINT NOT NULL,
+                app_version \(text) NOT NULL,
+                event_count BIGINT NOT NULL,
+                first_seen BIGINT NOT NULL,
+                last_seen BIGINT NOT NULL,
+                PRIMARY KEY (issue_id, app_version)
+            )
+            """,
+            "ALTER TABLE issue_users ADD COLUMN pruned SMALLINT NOT NULL DEFAULT 0",
+        ]
+    }
+
+    /// Version 8: dashboard filters by OS version, device model and (where the roll-up's
+    /// dimension is not the page) page read `apm_event` itself (the roll-ups are kept by metric,
+    /// dimension, app version and day only); these indexes let such a view read only the
+    /// matching events of one type in a time range, and list the values seen (a few index seeks
+    /// per distinct value). Cost: three index entries per stored event.
+    private static let version8 = [
+        "CREATE INDEX IF NOT EXISTS apm_event_os ON apm_event (project_id, os_version, type, occurred_at)",
+        "CREATE INDEX IF NOT EXISTS apm_event_device ON apm_event (project_id, device_model, type, occurred_at)",
+        "CREATE INDEX IF NOT EXISTS apm_event_page ON apm_event (project_id, page, type, occurred_at)",
+    ]
 
     /// Version 5: release health. `apm_event.user_key` is who an event counts as for distinct
     /// users (its user id, else its install id); `rollup_sketches` holds one row per touched

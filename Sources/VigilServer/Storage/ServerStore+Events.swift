@@ -39,6 +39,7 @@ extension ServerStore {
                 arguments.append(processed ? .integer(received) : .null)
             }
             let stored = try connection.insertRows(into: "apm_event", columns: Self.bulkColumns, values: arguments)
+            try Self.writeRequestFacts(on: connection, projectID: projectID, records: records.lazy.filter { $0.type == "network" })
             var counts = EventCountDelta()
             counts.add(projectID: projectID, state: state, stored)
             try counts.write(on: connection)
@@ -50,7 +51,7 @@ extension ServerStore {
     private static let bulkColumns = [
         "project_id", "id", "type", "received_at", "occurred_at", "app_id", "app_version", "app_build", "os", "os_version",
         "device_model", "page", "session_id", "duration_ms", "tags_json", "payload_json", "images_json", "context_json",
-        "state", "processed_at",
+        "user_key", "state", "processed_at",
     ]
 
     static func insertEvents(on connection: any DatabaseConnection, projectID: Int64, _ records: [EventRecord],
@@ -74,9 +75,13 @@ extension ServerStore {
             for record in chunk {
                 appendArguments(of: record, projectID: projectID, received: received, to: &arguments)
             }
+            var stored = Set<String>()
             for row in try connection.query(sql, arguments) {
-                if let id = row[0].string { inserted.insert(id) }
+                if let id = row[0].string { stored.insert(id) }
             }
+            try writeRequestFacts(on: connection, projectID: projectID,
+                                  records: chunk.lazy.filter { $0.type == "network" && stored.contains($0.id) })
+            inserted.formUnion(stored)
         }
         var counts = EventCountDelta()
         counts.add(projectID: projectID, state: 0, inserted.count)

@@ -24,6 +24,8 @@ public struct IssueSummary: Sendable, Hashable, Codable {
     public var symbolicated: Bool
     /// App versions it was seen in, newest first.
     public var versions: [String]
+    /// Where it stands in the workflow (open, resolved, ignored, regressed).
+    public var state: IssueState
 }
 
 /// One app version's share of an issue.
@@ -87,13 +89,18 @@ public enum IssueOrder: String, Sendable, CaseIterable {
 }
 
 extension ServerStore {
-    /// The project's issues, optionally of one kind and seen in one version.
-    public func issues(projectID: Int64, kind: String? = nil, version: String? = nil, order: IssueOrder = .events,
-                       limit: Int = 100) throws -> [IssueSummary] {
+    /// The project's issues, optionally of one kind, seen in one version, and in one state as
+    /// listed at `now` (one of ``issueStateFilters``; nil or `all`: every state).
+    public func issues(projectID: Int64, kind: String? = nil, version: String? = nil, state: String? = nil,
+                       order: IssueOrder = .events, limit: Int = 100, now: Date = Date()) throws -> [IssueSummary] {
         try database.read { connection in
             var sql = "SELECT i.* FROM issues i WHERE i.project_id = ?"
             var arguments: [SQLValue] = [.integer(projectID)]
             if let kind { sql += " AND i.kind = ?"; arguments.append(.text(kind)) }
+            if let state, let (condition, values) = Self.stateCondition(state, now: now) {
+                sql += " AND " + condition
+                arguments += values
+            }
             if let version {
                 sql += " AND EXISTS (SELECT 1 FROM issue_versions v WHERE v.issue_id = i.id AND v.app_version = ?)"
                 arguments.append(.text(version))
@@ -108,6 +115,18 @@ extension ServerStore {
             let rows = try connection.query(sql, arguments)
             let versions = try Self.versionNames(on: connection, issueIDs: rows.map { $0.int64("id") })
             return rows.map { Self.summary($0, versions: versions[$0.int64("id")] ?? []) }
+        }
+    }
+
+    /// The project's issues with ids in `ids`, by id (ids of other projects are left out).
+    public func issues(projectID: Int64, ids: [Int64]) throws -> [Int64: IssueSummary] {
+        guard !ids.isEmpty else { return [:] }
+        return try database.read { connection in
+            let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+            let rows = try connection.query("SELECT * FROM issues WHERE project_id = ? AND id IN (\(marks))",
+                                            [.integer(projectID)] + ids.map { .integer($0) })
+            let versions = try Self.versionNames(on: connection, issueIDs: rows.map { $0.int64("id") })
+            return Dictionary(uniqueKeysWithValues: rows.map { ($0.int64("id"), Self.summary($0, versions: versions[$0.int64("id")] ?? [])) })
         }
     }
 
@@ -132,13 +151,14 @@ extension ServerStore {
         }
     }
 
-    /// The latest events of an issue.
-    public func issueEvents(projectID: Int64, issueID: Int64, limit: Int = 50) throws -> [IssueEvent] {
+    /// The latest events of an issue, narrowed by `conditions` on `apm_event` (a dashboard filter's).
+    public func issueEvents(projectID: Int64, issueID: Int64, limit: Int = 50,
+                            conditions: DashboardFilter.SQLFragment = DashboardFilter.SQLFragment()) throws -> [IssueEvent] {
         try database.read { connection in
             try connection.query("""
                 SELECT id, occurred_at, app_version, app_build, os, os_version, device_model, page, session_id, duration_ms
-                FROM apm_event WHERE issue_id = ? AND project_id = ? ORDER BY occurred_at DESC, id LIMIT ?
-                """, [.integer(issueID), .integer(projectID), .int(max(1, min(limit, 1000)))]).map { row in
+                FROM apm_event WHERE issue_id = ? AND project_id = ?\(conditions.sql) ORDER BY occurred_at DESC, id LIMIT ?
+                """, [.integer(issueID), .integer(projectID)] + conditions.arguments + [.int(max(1, min(limit, 1000)))]).map { row in
                 IssueEvent(id: row.string("id") ?? "", time: ServerStore.date(row.int64("occurred_at")),
                            appVersion: row.string("app_version") ?? "", appBuild: row.string("app_build") ?? "",
                            os: row.string("os") ?? "", osVersion: row.string("os_version") ?? "",
@@ -165,6 +185,6 @@ extension ServerStore {
                      subtitle: row.string("subtitle"), fingerprint: row.string("fingerprint") ?? "",
                      events: row.int64("event_count"), users: row.int64("user_count"),
                      firstSeen: date(row.int64("first_seen")), lastSeen: date(row.int64("last_seen")),
-                     symbolicated: row.int("symbolicated") != 0, versions: versions)
+                     symbolicated: row.int("symbolicated") != 0, versions: versions, state: IssueState(row: row))
     }
 }

@@ -39,8 +39,10 @@ extension ServerStore {
     /// Cost: one duplicate query per 100 events (with the check), the issue and roll-up upserts of
     /// ``apply(_:on:now:)``, and the rows' insert — one `COPY` on PostgreSQL without the check,
     /// multi-row `INSERT`s of 100 otherwise; each event row is written once.
+    /// The group's issue transitions go to `onTransitions` inside the transaction, before the
+    /// counts (see ``IssueTransitionHandler``).
     static func insertProcessed(_ items: [ProcessedInsert], on connection: any DatabaseConnection, now: Int64,
-                                checkDuplicates: Bool = true) throws -> [Set<String>] {
+                                checkDuplicates: Bool = true, onTransitions: IssueTransitionHandler? = nil) throws -> [Set<String>] {
         // 1. Which events are new: not stored before, not earlier in this group.
         var existing: [Int64: Set<String>] = [:]
         if checkDuplicates {
@@ -61,7 +63,8 @@ extension ServerStore {
         }
         let batch = ProcessingBatch(analyses)
         // 2. Issues first: the rows carry their issue's id.
-        let issueIDs = try upsertIssues(batch, on: connection)
+        var transitions: [IssueTransition] = []
+        let issueIDs = try upsertIssues(batch, on: connection, now: now, transitions: &transitions)
         // 3. The rows, in (project, id) order like every multi-row write (sorted as positions,
         //    so that records and analyses are not copied).
         var order: [(item: Int, index: Int)] = []
@@ -103,10 +106,15 @@ extension ServerStore {
             }
         }
         guard storedCount == order.count else { throw ConcurrentEventInsert(expected: order.count, stored: storedCount) }
+        for (item, indices) in zip(items, fresh) {
+            try Self.writeRequestFacts(on: connection, projectID: item.projectID,
+                                       records: indices.lazy.map { item.records[$0] }.filter { $0.type == "network" })
+        }
         var counts = EventCountDelta()
         for (item, indices) in zip(items, fresh) { counts.add(projectID: item.projectID, state: 1, indices.count) }
         // 4. Roll-ups and missing symbols (which may queue the new rows for re-processing).
         try applyAggregates(batch, issueIDs: issueIDs, on: connection, now: now, counts: &counts)
+        if let onTransitions, !transitions.isEmpty { try onTransitions(transitions, connection) }
         // 5. The counts, last (see EventCountDelta).
         try counts.write(on: connection)
         return zip(items, fresh).map { item, indices in Set(indices.map { item.records[$0].id }) }

@@ -29,9 +29,14 @@ extension ServerStore {
         }
     }
 
-    /// Writes the results of one batch and marks its events processed at `now` (ms).
-    static func apply(_ batch: ProcessingBatch, on connection: any DatabaseConnection, now: Int64) throws {
-        let issueIDs = try upsertIssues(batch, on: connection)
+    /// Writes the results of one batch and marks its events processed at `now` (ms); returns
+    /// the issue transitions it decided (also handed to `onTransitions` before the counts, the
+    /// transaction's last statement).
+    @discardableResult
+    static func apply(_ batch: ProcessingBatch, on connection: any DatabaseConnection, now: Int64,
+                      onTransitions: IssueTransitionHandler? = nil) throws -> [IssueTransition] {
+        var transitions: [IssueTransition] = []
+        let issueIDs = try upsertIssues(batch, on: connection, now: now, transitions: &transitions)
         try markProcessed(batch, issueIDs: issueIDs, on: connection, now: now)
         // The claimed events (locked on PostgreSQL; read by this server's one processor at a
         // time on SQLite, whose file one server serves) left the state they were claimed in.
@@ -40,7 +45,9 @@ extension ServerStore {
             counts.move(projectID: analysis.event.projectID, from: analysis.event.state, to: 1, 1)
         }
         try applyAggregates(batch, issueIDs: issueIDs, on: connection, now: now, counts: &counts)
+        if let onTransitions, !transitions.isEmpty { try onTransitions(transitions, connection) }
         try counts.write(on: connection)
+        return transitions
     }
 
     /// Step 1 of ``apply(_:on:now:)``: upserts the batch's issues, in fingerprint order, with
@@ -48,7 +55,10 @@ extension ServerStore {
     ///
     /// Multi-row statements (issues, then users, then versions, each in key order), so a batch
     /// touching many issues costs a few statements — round trips on PostgreSQL — not four per issue.
-    static func upsertIssues(_ batch: ProcessingBatch, on connection: any DatabaseConnection) throws -> [IssueKey: Int64] {
+    /// The issues' workflow transitions (new, regressed, back from ignore) are decided right
+    /// after their upsert, on the rows it locked, and appended to `transitions` in key order.
+    static func upsertIssues(_ batch: ProcessingBatch, on connection: any DatabaseConnection, now: Int64,
+                             transitions: inout [IssueTransition]) throws -> [IssueKey: Int64] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let sorted = batch.issues.sorted(by: { $0.key < $1.key })
@@ -68,12 +78,15 @@ extension ServerStore {
                               .optional(classification), .int(delta.observation.symbolicated ? 1 : 0), .int(delta.newEvents),
                               .integer(delta.firstSeen), .integer(delta.lastSeen), .text(delta.lastEventID)]
             }
-            let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+            let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 1)", count: chunk.count).joined(separator: ", ")
+            // `upsert_new` is 1 only in the statement that inserted the row: how the transitions
+            // tell a new issue from one another transaction (or server) created first.
             let rows = try connection.query("""
                 INSERT INTO issues (project_id, kind, fingerprint, title, subtitle, frames_json, classification_json,
-                    symbolicated, event_count, user_count, first_seen, last_seen, last_event_id)
+                    symbolicated, event_count, user_count, first_seen, last_seen, last_event_id, upsert_new)
                 VALUES \(values)
                 ON CONFLICT (project_id, fingerprint) DO UPDATE SET
+                    upsert_new = 0,
                     event_count = issues.event_count + excluded.event_count,
                     first_seen = CASE WHEN excluded.first_seen < issues.first_seen THEN excluded.first_seen ELSE issues.first_seen END,
                     last_seen = CASE WHEN excluded.last_seen > issues.last_seen THEN excluded.last_seen ELSE issues.last_seen END,
@@ -81,11 +94,13 @@ extension ServerStore {
                     title = excluded.title, subtitle = excluded.subtitle, frames_json = excluded.frames_json,
                     symbolicated = excluded.symbolicated,
                     classification_json = COALESCE(excluded.classification_json, issues.classification_json)
-                RETURNING id, project_id, fingerprint
+                RETURNING id, project_id, fingerprint, kind, title, event_count, upsert_new, \(IssueState.columns)
                 """, arguments)
             for row in rows {
                 issueIDs[IssueKey(projectID: row.int64("project_id"), fingerprint: row.string("fingerprint") ?? "")] = row.int64("id")
             }
+            try decideTransitions(rows.sorted { $0.int64("id") < $1.int64("id") }, batch: batch, on: connection, now: now,
+                                  into: &transitions)
         }
         guard issueIDs.count == sorted.count else {
             throw DatabaseError(backend: connection.dialect == .sqlite ? .sqlite : .postgres, code: "issues",
@@ -256,30 +271,43 @@ extension ServerStore {
     }
 
     /// Recomputes an issue's counts from its events (after events moved away from it), and
-    /// deletes it when none are left.
+    /// deletes it when none are left. Events retention pruned count too: their tallies per
+    /// version are in `issue_pruned` and their sessions stay in `issue_users` (marked pruned).
     static func recountIssue(_ issueID: Int64, on connection: any DatabaseConnection) throws {
         let stats = try connection.first("""
-            SELECT COUNT(*) AS n, COUNT(DISTINCT session_id) AS users, MIN(occurred_at) AS first, MAX(occurred_at) AS last
-            FROM apm_event WHERE issue_id = ?
+            SELECT COUNT(*) AS n, MIN(occurred_at) AS first, MAX(occurred_at) AS last FROM apm_event WHERE issue_id = ?
             """, [.integer(issueID)])
-        let count = stats?.int64("n") ?? 0
-        try connection.execute("DELETE FROM issue_users WHERE issue_id = ?", [.integer(issueID)])
+        let pruned = try connection.first("""
+            SELECT CAST(COALESCE(SUM(event_count), 0) AS BIGINT) AS n, MIN(first_seen) AS first, MAX(last_seen) AS last
+            FROM issue_pruned WHERE issue_id = ?
+            """, [.integer(issueID)])
+        let live = stats?.int64("n") ?? 0, gone = pruned?.int64("n") ?? 0
+        try connection.execute("DELETE FROM issue_users WHERE issue_id = ? AND pruned = 0", [.integer(issueID)])
         try connection.execute("DELETE FROM issue_versions WHERE issue_id = ?", [.integer(issueID)])
-        guard count > 0, let stats else {
+        guard live + gone > 0 else {
             try connection.execute("DELETE FROM issues WHERE id = ?", [.integer(issueID)])
+            try connection.execute("DELETE FROM issue_users WHERE issue_id = ?", [.integer(issueID)])
             return
         }
-        try connection.execute("UPDATE issues SET event_count = ?, user_count = ?, first_seen = ?, last_seen = ? WHERE id = ?",
-                               [.integer(count), .integer(stats.int64("users")), .integer(stats.int64("first")),
-                                .integer(stats.int64("last")), .integer(issueID)])
+        let firsts = [live > 0 ? stats?["first"].int64 : nil, gone > 0 ? pruned?["first"].int64 : nil].compactMap { $0 }
+        let lasts = [live > 0 ? stats?["last"].int64 : nil, gone > 0 ? pruned?["last"].int64 : nil].compactMap { $0 }
         try connection.execute("""
             INSERT INTO issue_users (issue_id, user_key) SELECT DISTINCT issue_id, session_id FROM apm_event WHERE issue_id = ?
+            ON CONFLICT DO NOTHING
             """, [.integer(issueID)])
+        let users = try connection.scalar("SELECT COUNT(*) FROM issue_users WHERE issue_id = ?", [.integer(issueID)]).int64 ?? 0
+        try connection.execute("UPDATE issues SET event_count = ?, user_count = ?, first_seen = ?, last_seen = ? WHERE id = ?",
+                               [.integer(live + gone), .integer(users), .integer(firsts.min() ?? 0),
+                                .integer(lasts.max() ?? 0), .integer(issueID)])
         try connection.execute("""
             INSERT INTO issue_versions (issue_id, app_version, event_count, first_seen, last_seen)
-            SELECT issue_id, app_version, COUNT(*), MIN(occurred_at), MAX(occurred_at) FROM apm_event WHERE issue_id = ?
-            GROUP BY issue_id, app_version
-            """, [.integer(issueID)])
+            SELECT issue_id, app_version, SUM(n), MIN(first), MAX(last) FROM (
+                SELECT issue_id, app_version, COUNT(*) AS n, MIN(occurred_at) AS first, MAX(occurred_at) AS last
+                FROM apm_event WHERE issue_id = ? GROUP BY issue_id, app_version
+                UNION ALL
+                SELECT issue_id, app_version, event_count, first_seen, last_seen FROM issue_pruned WHERE issue_id = ?
+            ) AS counted GROUP BY issue_id, app_version
+            """, [.integer(issueID), .integer(issueID)])
     }
 
     private static func upsertSums(_ sums: [RollupKey: RollupSum], on connection: any DatabaseConnection) throws {

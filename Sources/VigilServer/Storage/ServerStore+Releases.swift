@@ -2,16 +2,23 @@ import Foundation
 import VigilCore
 
 extension RollupSource {
-    /// Release health of the project since `sinceDay` (days since 1970; nil: everything):
+    /// Release health of the project from `sinceDay` to `untilDay` (days since 1970, both
+    /// included; nil: open), of one app `version` when given:
     /// one ``ReleaseHealth`` per release over the period, newest version first, and beside
     /// each its figures per day, oldest first.
     ///
     /// Counts are exact sums of the roll-ups; distinct users merge each release's sketch
     /// registers over the days (the per-register maximum). Cost: three grouped reads of the
     /// roll-up tables, bounded by releases × days × 16,384 sketch registers.
-    public func releaseHealth(projectID: Int64, sinceDay: Int64? = nil) throws
+    ///
+    /// `dailyUsers: false` leaves the per-day figures without users (the dashboard draws none):
+    /// the sketches are then merged over the days in SQL, one row per touched register and
+    /// release instead of one per register, release and day.
+    public func releaseHealth(projectID: Int64, sinceDay: Int64? = nil, untilDay: Int64? = nil, version: String? = nil,
+                              dailyUsers: Bool = true) throws
         -> [(total: ReleaseHealth, days: [ReleaseHealth])] {
-        let filter = RollupFilter(sinceDay: sinceDay, byVersion: true, byDay: true)
+        var filter = RollupFilter(version: version, sinceDay: sinceDay, byVersion: true, byDay: true)
+        filter.untilDay = untilDay
         typealias Key = ReleaseHealthKey
         var figures: [Key: ReleaseHealth] = [:]
         func update(_ key: Key, _ change: (inout ReleaseHealth) -> Void) {
@@ -33,14 +40,21 @@ extension RollupSource {
         }
         // Sketches: per day as stored, and per release merged over the days.
         var sketches: [Key: (users: HyperLogLog, crashed: HyperLogLog)] = [:]
+        var sketchFilter = filter
+        sketchFilter.byDay = dailyUsers
         for row in try sketchRegisters(projectID: projectID, metrics: [ReleaseMetric.users, ReleaseMetric.crashedUsers],
-                                       sinceDay: sinceDay) {
+                                       filter: sketchFilter) {
             let crashed = row.metric == ReleaseMetric.crashedUsers
-            for key in [Key(version: row.appVersion, build: row.dimension, day: row.day),
-                        Key(version: row.appVersion, build: row.dimension, day: nil)] {
-                var pair = sketches[key] ?? (HyperLogLog(), HyperLogLog())
-                if crashed { pair.crashed.set(register: row.register, rank: row.rank) } else { pair.users.set(register: row.register, rank: row.rank) }
-                sketches[key] = pair
+            let keys = dailyUsers ? [Key(version: row.appVersion, build: row.dimension, day: row.day),
+                                     Key(version: row.appVersion, build: row.dimension, day: nil)]
+                : [Key(version: row.appVersion, build: row.dimension, day: nil)]
+            for key in keys {
+                // In place: copying a sketch out and back would copy its 16 KiB of registers per row.
+                if crashed {
+                    sketches[key, default: (HyperLogLog(), HyperLogLog())].crashed.set(register: row.register, rank: row.rank)
+                } else {
+                    sketches[key, default: (HyperLogLog(), HyperLogLog())].users.set(register: row.register, rank: row.rank)
+                }
             }
         }
         for (key, pair) in sketches {
@@ -58,7 +72,7 @@ extension RollupSource {
         }
         var merged: [Key: LogHistogram] = [:]
         for distribution in try rollupDistributions(projectID: projectID, metric: ReleaseMetric.ttid,
-                                                    filter: RollupFilter(sinceDay: sinceDay, byVersion: true)) {
+                                                    filter: { var overall = filter; overall.byDay = false; return overall }()) {
             merged[Key(version: distribution.appVersion ?? "", build: distribution.dimension, day: nil)] = distribution.histogram
         }
         for (key, histogram) in merged {

@@ -29,12 +29,16 @@ public struct RollupDistribution: Sendable, Hashable {
     public var histogram: LogHistogram
 }
 
-/// What to sum over: which versions and days.
+/// What to sum over: which versions, days and dimension.
 public struct RollupFilter: Sendable, Hashable {
     /// Only this app version.
     public var version: String?
     /// Only days at or after this one (days since 1970).
     public var sinceDay: Int64?
+    /// Only days at or before this one (days since 1970).
+    public var untilDay: Int64? = nil
+    /// Only this dimension (a page, for the metrics kept by page).
+    public var dimension: String? = nil
     /// Keep versions apart.
     public var byVersion = false
     /// Keep days apart.
@@ -46,6 +50,16 @@ public struct RollupFilter: Sendable, Hashable {
         self.sinceDay = sinceDay
         self.byVersion = byVersion
         self.byDay = byDay
+    }
+
+    /// The part of a dashboard filter that roll-ups can serve: the UTC days its time range
+    /// touches and its release; its page too when `pageIsDimension` (hangs, frames). OS version
+    /// and device model are not kept in roll-ups (``DashboardFilter/needsRawEvents``).
+    public init(_ filter: DashboardFilter, now: Date, pageIsDimension: Bool, byVersion: Bool = false, byDay: Bool = false) {
+        let days = filter.days(now: now)
+        self.init(version: filter.release, sinceDay: days.first, byVersion: byVersion, byDay: byDay)
+        untilDay = days.last
+        if pageIsDimension { dimension = filter.page }
     }
 }
 
@@ -94,6 +108,17 @@ extension ServerStore {
         }
     }
 
+    /// The dimensions (pages, templates…) `metrics` have roll-ups for, in byte order, at most `limit`.
+    public func rollupDimensions(projectID: Int64, metrics: [String], limit: Int = 200) throws -> [String] {
+        guard !metrics.isEmpty else { return [] }
+        return try database.read { connection in
+            try connection.query("""
+                SELECT DISTINCT dimension FROM rollup_sums WHERE project_id = ?
+                AND metric IN (\(Array(repeating: "?", count: metrics.count).joined(separator: ", "))) ORDER BY dimension LIMIT ?
+                """, [.integer(projectID)] + metrics.map { .text($0) } + [.int(limit)]).compactMap { $0.string("dimension") }
+        }
+    }
+
     /// App versions with any roll-up, highest version first (`3.10.0` after `3.9.1`).
     public func appVersions(projectID: Int64) throws -> [String] {
         try database.read { connection in
@@ -113,6 +138,8 @@ extension ServerStore {
         var arguments: [SQLValue] = [.integer(projectID)] + metrics.map { .text($0) }
         if let version = filter.version { clause += " AND app_version = ?"; arguments.append(.text(version)) }
         if let since = filter.sinceDay { clause += " AND day >= ?"; arguments.append(.integer(since)) }
+        if let until = filter.untilDay { clause += " AND day <= ?"; arguments.append(.integer(until)) }
+        if let dimension = filter.dimension { clause += " AND dimension = ?"; arguments.append(.text(dimension)) }
         return (clause, arguments)
     }
 }

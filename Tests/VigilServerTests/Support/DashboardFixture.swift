@@ -18,6 +18,8 @@ enum DashboardFixture {
             let type = EventType.allCases[index % EventType.allCases.count]
             var event = type == .hang ? ProcessingTestsFixture.hang(index: index) : SampleEvents.make(type, index: index)
             event.id = UUID()
+            // Recent, so that the dashboard's default range (the last 30 days) shows it whatever the date.
+            event.time = Date().addingTimeInterval(-3600 + Double(index))
             event.app.version = index % 2 == 0 ? "3.2.0" : "3.3.0 \(hostile)"
             event.context.page = index % 3 == 0 ? "Checkout \(hostile)" : "Home"
             if case .network(var network) = event.payload {

@@ -4,7 +4,8 @@ import VigilTestSupport
 @testable import VigilServer
 
 /// A real `ServerApplication` on a fresh database of one kind, on a free loopback port, with a
-/// known admin token and no background workers (tests drain the processor themselves).
+/// known admin token and no background workers (tests drain the processor and run the alert
+/// evaluator and deliverer themselves, or turn them on).
 final class TestServer: @unchecked Sendable {
     static let adminToken = "va_test_admin_token"
 
@@ -23,6 +24,7 @@ final class TestServer: @unchecked Sendable {
         var options = ServerOptions(database: try kind.freshLocation(in: directory), spoolDirectory: directory.file("spool").path)
         options.adminToken = Self.adminToken
         options.workers = 0
+        options.alertWorkers = false
         options.connections = 4
         options.http = HTTPServerConfiguration(threads: 4)
         configure(&options)
