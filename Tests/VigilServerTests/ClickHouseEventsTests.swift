@@ -116,7 +116,12 @@ struct ClickHouseEventsTests {
         #expect(!hangs.isEmpty)
         #expect(try clickhouse.hangs(projectID: project) == hangs)
         // The seeded events fall on days 20,783 to 20,786 (SampleEvents.time's day and the three before).
-        for filter in [RollupFilter(version: "3.3.0"), RollupFilter(sinceDay: 20_785)] {
+        var page = RollupFilter(version: "3.2.0", sinceDay: 20_784)
+        page.untilDay = 20_785
+        page.dimension = "Home"
+        var range = RollupFilter()
+        range.untilDay = 20_784
+        for filter in [RollupFilter(version: "3.3.0"), RollupFilter(sinceDay: 20_785), page, range] {
             #expect(try clickhouse.hangs(projectID: project, filter: filter) == tables.hangs(projectID: project, filter: filter))
             #expect(try clickhouse.network(projectID: project, filter: filter) == tables.network(projectID: project, filter: filter))
             #expect(try clickhouse.frames(projectID: project, filter: filter) == tables.frames(projectID: project, filter: filter))
@@ -146,6 +151,25 @@ struct ClickHouseEventsTests {
         let fromClickHouse = try server.app.context.rollups.releaseHealth(projectID: project)
         #expect(fromClickHouse.map(\.total) == releases.map(\.total))
         #expect(fromClickHouse.map(\.days) == releases.map(\.days))
+        // A cluster written before the roll-up views existed: dropping them and the version mark
+        // leaves the events alone; the next start creates the views and fills them from those
+        // rows, once (a second start adds nothing).
+        for shard in 0..<2 {
+            for name in ["apm_rollup_sums", "apm_rollup_histograms", "apm_rollup_sketches"] {
+                _ = try cluster.query(shard: shard, "DROP TABLE vigil.\(name)_mv")
+                _ = try cluster.query(shard: shard, "DROP TABLE vigil.\(name)_local")
+            }
+            _ = try cluster.query(shard: shard, "DROP TABLE vigil.vigil_schema_version")
+        }
+        let reopened = try ClickHouseCluster(ClickHouseLocation(cluster.url(database: "vigil")))
+        try reopened.createSchema()
+        try reopened.createSchema()
+        let refilled = Insights(store: server.store, rollups: ClickHouseEventStore(cluster: reopened))
+        #expect(try refilled.overview(projectID: project) == overview)
+        #expect(try refilled.hangs(projectID: project, filter: page) == tables.hangs(projectID: project, filter: page))
+        #expect(try refilled.network(projectID: project) == network)
+        #expect(try refilled.launches(projectID: project) == launches)
+        #expect(try ClickHouseEventStore(cluster: reopened).releaseHealth(projectID: project).map(\.total) == releases.map(\.total))
         // The pages render from ClickHouse.
         for path in ["/", "/hangs", "/network", "/launch", "/frames", "/compare?base=3.2.0&target=3.3.0", "/releases"] {
             #expect(try server.adminGet(path).status == 200, "\(path)")

@@ -1,15 +1,19 @@
 import Foundation
 
-/// The roll-ups computed from the event table on ClickHouse: the same ``RollupSource`` answers
-/// as the main database's roll-up tables, as `GROUP BY` queries over the `Distributed` table.
+/// The roll-ups on ClickHouse: the same ``RollupSource`` answers as the main database's roll-up
+/// tables, read from the roll-up tables the shards' materialized views fill at insert
+/// (``ClickHouseSchema/rollups(database:)``) through their `Distributed` tables.
 ///
-/// Each row holds its event's contributions (``ClickHouseSchema``), so a query `ARRAY JOIN`s
-/// them; a filter on the event types that can carry the metrics keeps the scan to the matching
-/// `(project_id, type)` ranges of the sort key. Histograms come back as (bucket, count) and are
-/// read into the same ``LogHistogram``, so percentiles equal SQLite's and PostgreSQL's exactly.
+/// A read never assumes that `SummingMergeTree`/`AggregatingMergeTree` merges have run: it
+/// groups and re-aggregates (`sum`, `maxMerge`) whatever rows the parts hold. Every filter of
+/// ``RollupFilter`` (version, day range, dimension) is a prefix or a column of the tables'
+/// sort key `(project_id, metric, app_version, day, dimension…)`, so a read touches only its
+/// project's granules of the metrics asked for. Histograms come back as (bucket, count) and are
+/// read into the same ``LogHistogram``, so percentiles equal SQLite's and PostgreSQL's exactly;
+/// release-health sketches are the same HyperLogLog registers (max rank per register).
 ///
-/// Threading: safe to share. Cost: one HTTP query per call, a scan of the project's rows of
-/// those types (ClickHouse reads only the columns named).
+/// Threading: safe to share. Cost: one HTTP query per call; the rows read grow with projects ×
+/// metrics × versions × days × dimensions (× buckets or registers), not with events.
 public struct ClickHouseEventStore: RollupSource {
     /// The cluster read from.
     public let cluster: ClickHouseCluster
@@ -17,59 +21,34 @@ public struct ClickHouseEventStore: RollupSource {
     /// Reads over `cluster`.
     public init(cluster: ClickHouseCluster) { self.cluster = cluster }
 
-    /// The event types whose rows can carry `metric`; nil: any type.
-    static func types(of metric: String) -> [String]? {
-        if metric == "events" { return nil }
-        if metric == ReleaseMetric.hangs || metric.hasPrefix("hang") { return ["hang"] }
-        if metric == ReleaseMetric.ttid || metric.hasPrefix("launch") { return ["launch"] }
-        if metric.hasPrefix("release.") { return ["session"] }
-        for type in ["crash", "frames", "network", "span", "resource", "log"] where metric == type || metric.hasPrefix(type + ".") {
-            return [type]
-        }
-        return nil
-    }
-
-    private func typeClause(_ metrics: [String]) -> String {
-        var types = Set<String>()
-        for metric in metrics {
-            guard let these = Self.types(of: metric) else { return "" }
-            types.formUnion(these)
-        }
-        return " AND type IN (\(types.sorted().map(ClickHouseNode.literal).joined(separator: ", ")))"
-    }
-
-    /// The filter's version, days and dimension as SQL conditions (the same as the roll-up
-    /// tables' `WHERE`). Bounds on `occurred_at` beside those on `day` let ClickHouse skip
-    /// partitions and sort-key ranges. `dimension` names the row's own dimension column (the
-    /// ARRAY JOIN alias, or `type` for the per-type event counts).
-    private func filterClause(_ filter: RollupFilter, dimension: String = "dimension") -> String {
+    /// The filter's version, days and dimension as SQL conditions on a roll-up table.
+    private func filterClause(_ filter: RollupFilter) -> String {
         var clause = ""
         if let version = filter.version { clause += " AND app_version = \(ClickHouseNode.literal(version))" }
-        if let since = filter.sinceDay { clause += " AND day >= \(since) AND occurred_at >= \(since * 86_400_000)" }
-        if let until = filter.untilDay { clause += " AND day <= \(until) AND occurred_at < \((until + 1) * 86_400_000)" }
-        if let value = filter.dimension { clause += " AND \(dimension) = \(ClickHouseNode.literal(value))" }
+        if let since = filter.sinceDay { clause += " AND day >= \(since)" }
+        if let until = filter.untilDay { clause += " AND day <= \(until)" }
+        if let value = filter.dimension { clause += " AND dimension = \(ClickHouseNode.literal(value))" }
         return clause
+    }
+
+    private func list(_ values: [String]) -> String { values.map(ClickHouseNode.literal).joined(separator: ", ") }
+
+    /// `metric, dimension[, app_version][, day]` as the filter groups them.
+    private func groups(_ filter: RollupFilter) -> [String] {
+        var groups = ["metric", "dimension"]
+        if filter.byVersion { groups.append("app_version") }
+        if filter.byDay { groups.append("day") }
+        return groups
     }
 
     public func rollupSums(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [RollupRow] {
         guard !metrics.isEmpty else { return [] }
-        // Every row adds exactly one `events` sum (dimension: its type, count 1, total 0): counted
-        // without unfolding the arrays, the overview reads three small columns.
-        if metrics.contains("events") {
-            let others = metrics.filter { $0 != "events" }
-            return try eventCounts(projectID: projectID, filter: filter)
-                + (others.isEmpty ? [] : rollupSums(projectID: projectID, metrics: others, filter: filter))
-        }
-        var groups = ["metric", "dimension"]
-        if filter.byVersion { groups.append("app_version") }
-        if filter.byDay { groups.append("day") }
-        let list = groups.joined(separator: ", ")
+        let groups = groups(filter)
+        let keys = groups.joined(separator: ", ")
         let rows = try cluster.entry.rows("""
-            SELECT \(list), sum(c), sum(t) FROM \(cluster.distributedTable)
-            ARRAY JOIN sum_metric AS metric, sum_dimension AS dimension, sum_count AS c, sum_total AS t
-            WHERE project_id = \(projectID)\(typeClause(metrics))\(filterClause(filter))
-              AND metric IN (\(metrics.map(ClickHouseNode.literal).joined(separator: ", ")))
-            GROUP BY \(list)
+            SELECT \(keys), sum(event_count), sum(total) FROM \(cluster.rollupTable("apm_rollup_sums"))
+            WHERE project_id = \(projectID) AND metric IN (\(list(metrics)))\(filterClause(filter))
+            GROUP BY \(keys)
             """)
         return try rows.map { row in
             guard row.count == groups.count + 2 else { throw ClickHouseError.unexpectedAnswer("\(row.count) fields in a roll-up row") }
@@ -83,46 +62,24 @@ public struct ClickHouseEventStore: RollupSource {
         }
     }
 
-    private func eventCounts(projectID: Int64, filter: RollupFilter) throws -> [RollupRow] {
-        var groups = ["type"]
-        if filter.byVersion { groups.append("app_version") }
-        if filter.byDay { groups.append("day") }
-        let list = groups.joined(separator: ", ")
-        return try cluster.entry.rows("""
-            SELECT \(list), count() FROM \(cluster.distributedTable)
-            WHERE project_id = \(projectID)\(filterClause(filter, dimension: "type")) GROUP BY \(list)
-            """).map { row in
-            var index = 1
-            var version: String?
-            var day: Int64?
-            if filter.byVersion { version = row[index] ?? ""; index += 1 }
-            if filter.byDay { day = row[index].flatMap { Int64($0) }; index += 1 }
-            return RollupRow(metric: "events", dimension: row[0] ?? "", appVersion: version, day: day,
-                             count: row[index].flatMap { Int64($0) } ?? 0, total: 0)
-        }
-    }
-
     public func rollupDistributions(projectID: Int64, metric: String, filter: RollupFilter) throws -> [RollupDistribution] {
-        var groups = ["dimension"]
-        if filter.byVersion { groups.append("app_version") }
-        if filter.byDay { groups.append("day") }
-        let list = groups.joined(separator: ", ")
+        let groups = groups(filter)
+        let keys = groups.joined(separator: ", ")
         let rows = try cluster.entry.rows("""
-            SELECT \(list), bucket, count() FROM \(cluster.distributedTable)
-            ARRAY JOIN obs_metric AS metric, obs_dimension AS dimension, obs_bucket AS bucket
-            WHERE project_id = \(projectID)\(typeClause([metric]))\(filterClause(filter)) AND metric = \(ClickHouseNode.literal(metric))
-            GROUP BY \(list), bucket
+            SELECT \(keys), bucket, sum(observations) FROM \(cluster.rollupTable("apm_rollup_histograms"))
+            WHERE project_id = \(projectID) AND metric = \(ClickHouseNode.literal(metric))\(filterClause(filter))
+            GROUP BY \(keys), bucket
             """)
         var grouped: [RollupDistribution] = []
         var index: [String: Int] = [:]
         for row in rows {
             guard row.count == groups.count + 2 else { throw ClickHouseError.unexpectedAnswer("\(row.count) fields in a histogram row") }
-            var field = 1
+            var field = 2
             var version: String?
             var day: Int64?
             if filter.byVersion { version = row[field] ?? ""; field += 1 }
             if filter.byDay { day = row[field].flatMap { Int64($0) }; field += 1 }
-            let dimension = row[0] ?? ""
+            let dimension = row[1] ?? ""
             let key = "\(dimension)\u{1}\(version ?? "")\u{1}\(day.map(String.init) ?? "")"
             if index[key] == nil {
                 index[key] = grouped.count
@@ -134,22 +91,26 @@ public struct ClickHouseEventStore: RollupSource {
         return grouped
     }
 
+    /// The versions that sent any event: the `events` sums' versions (every event adds one).
     public func appVersions(projectID: Int64) throws -> [String] {
-        try cluster.entry.rows("SELECT DISTINCT app_version FROM \(cluster.distributedTable) WHERE project_id = \(projectID)")
+        try cluster.entry.rows("""
+            SELECT DISTINCT app_version FROM \(cluster.rollupTable("apm_rollup_sums"))
+            WHERE project_id = \(projectID) AND metric = 'events'
+            """)
             .compactMap { $0.first ?? nil }
             .sorted { ServerStore.versionPrecedes($1, $0) }
     }
 
+    /// Registers per version, dimension, metric (and day): the dimension filter is not applied,
+    /// as on the roll-up tables, since release health keys its sketches by version.
     public func sketchRegisters(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [SketchRegisterRow] {
         guard !metrics.isEmpty else { return [] }
-        let groups = filter.byDay ? "app_version, dimension, metric, day, sk_register" : "app_version, dimension, metric, sk_register"
+        let groups = filter.byDay ? "app_version, dimension, metric, day, register" : "app_version, dimension, metric, register"
         var dayless = filter
         dayless.dimension = nil
         return try cluster.entry.rows("""
-            SELECT \(groups), max(sk_rank) FROM \(cluster.distributedTable)
-            ARRAY JOIN sketch_metric AS metric, sketch_dimension AS dimension, sketch_register AS sk_register, sketch_rank AS sk_rank
-            WHERE project_id = \(projectID) AND type = 'session'\(filterClause(dayless))
-              AND metric IN (\(metrics.map(ClickHouseNode.literal).joined(separator: ", ")))
+            SELECT \(groups), maxMerge(rank) FROM \(cluster.rollupTable("apm_rollup_sketches"))
+            WHERE project_id = \(projectID) AND metric IN (\(list(metrics)))\(filterClause(dayless))
             GROUP BY \(groups)
             """).map { row in
             let rank = filter.byDay ? 5 : 4

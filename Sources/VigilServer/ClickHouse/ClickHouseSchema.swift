@@ -10,6 +10,16 @@
 ///   `ARRAY JOIN`, so the figures equal the roll-up tables' exactly. `batch_id` names the spool
 ///   batch that wrote the row (exactly-once delivery, see ``ClickHouseEventSink``).
 /// - `apm_event`, on the entry node: a `Distributed` table over the cluster, for reading.
+/// - The roll-ups (version 2), on every shard: `apm_rollup_sums_local` and
+///   `apm_rollup_histograms_local` (`SummingMergeTree`), `apm_rollup_sketches_local`
+///   (`AggregatingMergeTree` of `maxState` per HyperLogLog register), each filled by a
+///   materialized view (`…_mv TO …`) from every block inserted into the shard's
+///   `apm_event_local`, grouped per block; on the entry node a `Distributed` table over each.
+///   Ordered by `(project_id, metric, app_version, day, dimension…)`, the keys the roll-up
+///   filters use. Readers always re-aggregate (`sum`, `maxMerge` with `GROUP BY`): merges
+///   collapse rows only eventually, and an answer must not depend on whether they ran.
+///   `vigil_schema_version` on each shard records what it was brought to; moving a shard from
+///   version 1 to 2 backfills its roll-ups from the rows it already holds (``rollupBackfill(database:)``).
 ///
 /// Avoided for 18.16: the `LowCardinality` and `DateTime64` types, `Nested` columns (plain
 /// arrays instead), query parameters (`{name:Type}`; values are escaped literals instead),
@@ -18,7 +28,7 @@
 /// settings in `CREATE … SETTINGS` other than `index_granularity`.
 enum ClickHouseSchema {
     /// The version these statements create.
-    static let version = 1
+    static let version = 2
 
     /// The columns, in order, shared by the local and the distributed table.
     static let columns: [(name: String, type: String)] = [
@@ -48,6 +58,77 @@ enum ClickHouseSchema {
         ORDER BY (project_id, type, occurred_at)
         SETTINGS index_granularity = 8192
         """
+    }
+
+    /// The roll-up tables as (name, columns, engine, order key, the view's SELECT over the
+    /// shard's `apm_event_local`). The views group each inserted block, so a block of N events
+    /// adds one row per (project, metric, version, day, dimension) it touches, not N.
+    static func rollups(database: String) -> [(name: String, columns: String, engine: String, order: String, select: String)] {
+        let events = "\(database).apm_event_local"
+        return [
+            ("apm_rollup_sums",
+             "project_id Int64, metric String, app_version String, day Int64, dimension String, event_count Int64, total Float64",
+             "SummingMergeTree()", "project_id, metric, app_version, day, dimension",
+             """
+             SELECT project_id, metric, app_version, day, dimension, sum(c) AS event_count, sum(t) AS total FROM \(events)
+             ARRAY JOIN sum_metric AS metric, sum_dimension AS dimension, sum_count AS c, sum_total AS t
+             GROUP BY project_id, metric, app_version, day, dimension
+             """),
+            ("apm_rollup_histograms",
+             "project_id Int64, metric String, app_version String, day Int64, dimension String, bucket Int32, observations Int64",
+             "SummingMergeTree()", "project_id, metric, app_version, day, dimension, bucket",
+             """
+             SELECT project_id, metric, app_version, day, dimension, bucket, toInt64(count()) AS observations FROM \(events)
+             ARRAY JOIN obs_metric AS metric, obs_dimension AS dimension, obs_bucket AS bucket
+             GROUP BY project_id, metric, app_version, day, dimension, bucket
+             """),
+            ("apm_rollup_sketches",
+             "project_id Int64, metric String, app_version String, day Int64, dimension String, register UInt16, "
+                + "rank AggregateFunction(max, UInt8)",
+             "AggregatingMergeTree()", "project_id, metric, app_version, day, dimension, register",
+             """
+             SELECT project_id, metric, app_version, day, dimension, sk_register AS register, maxState(sk_rank) AS rank
+             FROM \(events)
+             ARRAY JOIN sketch_metric AS metric, sketch_dimension AS dimension, sketch_register AS sk_register, sketch_rank AS sk_rank
+             GROUP BY project_id, metric, app_version, day, dimension, register
+             """),
+        ]
+    }
+
+    /// The statements that create the roll-up tables and their views on one shard node, in
+    /// order (a target table before its view). Idempotent.
+    static func rollupTables(database: String) -> [String] {
+        rollups(database: database).flatMap { rollup in
+            [
+                """
+                CREATE TABLE IF NOT EXISTS \(database).\(rollup.name)_local (\(rollup.columns))
+                ENGINE = \(rollup.engine)
+                PARTITION BY toYYYYMM(toDateTime(day * 86400))
+                ORDER BY (\(rollup.order))
+                SETTINGS index_granularity = 8192
+                """,
+                "CREATE MATERIALIZED VIEW IF NOT EXISTS \(database).\(rollup.name)_mv TO \(database).\(rollup.name)_local AS \(rollup.select)",
+            ]
+        }
+    }
+
+    /// The statements that fill one shard's roll-up tables from the events it already holds:
+    /// the views' own SELECTs, run once by the migration from version 1.
+    static func rollupBackfill(database: String) -> [String] {
+        rollups(database: database).map { "INSERT INTO \(database).\($0.name)_local \($0.select)" }
+    }
+
+    /// The `Distributed` tables over the roll-ups, on the entry node.
+    static func rollupDistributedTables(database: String, cluster: String) -> [String] {
+        rollups(database: database).map {
+            "CREATE TABLE IF NOT EXISTS \(database).\($0.name) (\($0.columns)) "
+                + "ENGINE = Distributed(\(cluster), \(database), \($0.name)_local, rand())"
+        }
+    }
+
+    /// The table on each shard node recording the schema versions the shard was brought to.
+    static func versionTable(database: String) -> String {
+        "CREATE TABLE IF NOT EXISTS \(database).vigil_schema_version (version UInt32) ENGINE = TinyLog"
     }
 
     /// The `Distributed` table over `cluster` on the entry node. Its sharding key matters only
