@@ -17,6 +17,9 @@ public struct ClickHouseEventStore: RollupSource {
     /// Reads over `cluster`.
     public init(cluster: ClickHouseCluster) { self.cluster = cluster }
 
+    /// Every row is an event with its columns: OS, device, page and exact time apply.
+    public var filtersEvents: Bool { true }
+
     /// The event types whose rows can carry `metric`; nil: any type.
     static func types(of metric: String) -> [String]? {
         if metric == "events" { return nil }
@@ -48,6 +51,14 @@ public struct ClickHouseEventStore: RollupSource {
         if let since = filter.sinceDay { clause += " AND day >= \(since) AND occurred_at >= \(since * 86_400_000)" }
         if let until = filter.untilDay { clause += " AND day <= \(until) AND occurred_at < \((until + 1) * 86_400_000)" }
         if let value = filter.dimension { clause += " AND \(dimension) = \(ClickHouseNode.literal(value))" }
+        if let events = filter.events {
+            if let start = events.start { clause += " AND occurred_at >= \(start)" }
+            if let end = events.end { clause += " AND occurred_at < \(end)" }
+            if let value = events.osVersion { clause += " AND os_version = \(ClickHouseNode.literal(value))" }
+            if let value = events.deviceModel { clause += " AND device_model = \(ClickHouseNode.literal(value))" }
+            // `page` is Nullable: a NULL page matches no value, as in SQL on the main database.
+            if let value = events.page { clause += " AND page = \(ClickHouseNode.literal(value))" }
+        }
         return clause
     }
 
