@@ -84,9 +84,10 @@ enum ClickHouseBenchmark: Command {
             log(String(format: "clickhouse: postgres grown to %d events (%d copies) in %.0f s", postgresRows, copies, postgresGrowSeconds))
         }
 
-        // ClickHouse: the same load, the same copies; then both servers asked the same queries in turn.
+        // ClickHouse: the same load, copied to --rows the same way; then both servers asked the same queries in turn.
         var comparison: [String: Any] = [:]
         var clickhouseBaseRows = 0
+        var clickhouseCopies = 1
         var clickhouseRows = 0
         var clickhouseGrowSeconds = 0.0
         var spoolDrainSeconds = 0.0
@@ -103,8 +104,10 @@ enum ClickHouseBenchmark: Command {
             let cluster = try ClickHouseCluster(location)
             clickhouseBaseRows = try count(cluster)
             log("clickhouse: \(clickhouseBaseRows) rows after ingest (spool drained in \(String(format: "%.1f", spoolDrainSeconds)) s)")
+            // Copies enough for --rows on this side too (its load may have stored fewer events).
+            clickhouseCopies = clickhouseBaseRows > 0 ? max(1, Int((Double(targetRows) / Double(clickhouseBaseRows)).rounded(.up))) : 1
             let start = Date()
-            try growClickHouse(cluster, copies: copies)
+            try growClickHouse(cluster, copies: clickhouseCopies)
             clickhouseGrowSeconds = Date().timeIntervalSince(start)
             clickhouseRows = try count(cluster)
             log(String(format: "clickhouse: grown to %d rows in %.0f s", clickhouseRows, clickhouseGrowSeconds))
@@ -136,7 +139,7 @@ enum ClickHouseBenchmark: Command {
                        "postgresWithClickHouse": try ServerBenchmark.dictionary(clickhouseSide),
                        "ratioEventsPerSecond": clickhouseSide.eventsPerSecond / max(postgresSide.eventsPerSecond, 1),
                        "spoolDrainSecondsAfterLoad": spoolDrainSeconds],
-            "seed": ["copies": copies, "postgresBaseRows": postgresBaseRows, "postgresRows": postgresRows,
+            "seed": ["postgresCopies": copies, "clickhouseCopies": clickhouseCopies, "postgresBaseRows": postgresBaseRows, "postgresRows": postgresRows,
                      "postgresGrowSeconds": postgresGrowSeconds, "clickhouseBaseRows": clickhouseBaseRows,
                      "clickhouseRows": clickhouseRows, "clickhouseGrowSeconds": clickhouseGrowSeconds],
             "queries": comparison,

@@ -218,4 +218,102 @@ struct ClickHouseEventsTests {
         let counts = try server.store.eventCounts(projectID: server.project.id)
         #expect(counts.pending + counts.processed + counts.reprocess == total)
     }
+
+    /// The seeded events spread over two OS versions and three device models as well.
+    static func variedEvents(count: Int) -> [Event] {
+        seededEvents(count: count).enumerated().map { index, event in
+            var event = event
+            event.device.osVersion = index % 2 == 0 ? "17.4" : "18.1"
+            event.device.model = ["iPhone14,2", "iPhone15,3", "iPad13,1"][(index / 2) % 3]
+            return event
+        }
+    }
+
+    @Test("with --events the main database keeps outlines of the events it does not read, and the filtered views from ClickHouse equal SQLite's")
+    func filteredViewsWithOutlines() throws {
+        let cluster = try ClickHouseTestCluster(shards: 2)
+        defer { cluster.stop() }
+        // Both process at ingest (one worker), the path `vigil serve` takes by default.
+        let plain = try TestServer(.sqlite) { options in
+            options.workers = 1
+            options.rateLimitPerSecond = 0
+        }
+        let server = try Self.server(cluster, workers: 1)
+        let events = Self.variedEvents(count: 900)
+        try Self.post(plain, events)
+        try Self.post(server, events)
+        // A retried batch is still recognised: the outlines keep the ids.
+        let again = try server.postEvents(Array(events[0..<100]))
+        #expect(again.status == 200 && again.json["stored"] as? Int == 0, "\(again.text.prefix(300))")
+        let sink = try #require(server.app.context.eventSink)
+        #expect(sink.drain(timeout: 60))
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event") == 900)
+
+        // What the main database keeps: whole rows for issues, stacks and launches; outlines otherwise.
+        let rows = try server.store.database.read { connection in
+            try connection.query("SELECT type, payload_json, issue_id, images_json FROM apm_event WHERE project_id = ?",
+                                 [.integer(server.project.id)])
+        }
+        #expect(rows.count == 900)
+        let outlines = rows.filter { $0.string("payload_json") == "{}" }
+        #expect(!outlines.isEmpty && outlines.allSatisfy { $0.string("type") != "launch" && $0["issue_id"].int64 == nil && $0.string("images_json") == nil })
+        #expect(Set(outlines.compactMap { $0.string("type") }).isSuperset(of: ["network", "span", "log"]))
+        #expect(rows.filter { $0.string("type") == "hang" || $0.string("type") == "launch" }.allSatisfy { $0.string("payload_json") != "{}" })
+        let facts = try server.store.database.read { connection in try connection.query("SELECT COUNT(*) AS n FROM request_facts") }
+        #expect(facts.first?.int("n") == 0, "ClickHouse serves the request views")
+        #expect(try server.adminGet("/api/v1/network/breakdown").status == 501)
+
+        // The views under every kind of filter: from the events in SQLite, and from ClickHouse.
+        let sqlite = plain.app.context.insights, clickhouse = server.app.context.insights
+        let a = plain.project.id, b = server.project.id
+        let now = SampleEvents.time(plusMilliseconds: 3_600_000)
+        let day = Int64(1_795_985_323_123 / 86_400_000) * 86_400_000
+        let filters = [
+            DashboardFilter(range: .all), DashboardFilter(range: .all, osVersion: "18.1"),
+            DashboardFilter(range: .all, deviceModel: "iPhone15,3"), DashboardFilter(range: .all, page: "Cart"),
+            DashboardFilter(range: .all, release: "3.3.0", osVersion: "17.4"),
+            DashboardFilter(range: .custom(from: Date(timeIntervalSince1970: Double(day - 2 * 86_400_000 + 43_200_000) / 1000),
+                                           to: Date(timeIntervalSince1970: Double(day + 86_400_000) / 1000)), deviceModel: "iPad13,1"),
+            DashboardFilter(range: .recent(hours: 48), page: "Home"),
+        ]
+        for filter in filters {
+            let label = "\(filter)"
+            #expect(try clickhouse.hangs(projectID: b, filter: filter, now: now) == sqlite.hangs(projectID: a, filter: filter, now: now), "\(label)")
+            #expect(try clickhouse.frames(projectID: b, filter: filter, now: now) == sqlite.frames(projectID: a, filter: filter, now: now), "\(label)")
+            #expect(try clickhouse.network(projectID: b, filter: filter, now: now) == sqlite.network(projectID: a, filter: filter, now: now), "\(label)")
+            let launches = try sqlite.launches(projectID: a, filter: filter, now: now)
+            let fromClickHouse = try clickhouse.launches(projectID: b, filter: filter, now: now)
+            #expect(fromClickHouse.versions == launches.versions, "\(label)")
+            #expect(fromClickHouse.trend == launches.trend, "\(label)")
+            #expect(try clickhouse.crashes(projectID: b, filter: filter, now: now) == sqlite.crashes(projectID: a, filter: filter, now: now), "\(label)")
+            let overview = try sqlite.overview(projectID: a, filter: filter, now: now)
+            let overviewCH = try clickhouse.overview(projectID: b, filter: filter, now: now)
+            #expect(overviewCH.eventsByType == overview.eventsByType && overviewCH.eventsByDay == overview.eventsByDay, "\(label)")
+            #expect(overviewCH.crashIssues == overview.crashIssues && overviewCH.hangIssues == overview.hangIssues, "\(label)")
+            #expect(try clickhouse.issues(projectID: b, filter: filter, now: now).map { [$0.fingerprint, "\($0.events)"] }
+                    == sqlite.issues(projectID: a, filter: filter, now: now).map { [$0.fingerprint, "\($0.events)"] }, "\(label)")
+            for metric in ["hang.duration", "network.total", "launch.ttid"] {
+                #expect(try clickhouse.distribution(projectID: b, metric: metric, filter: filter, now: now)
+                        == sqlite.distribution(projectID: a, metric: metric, filter: filter, now: now), "\(metric) \(label)")
+            }
+            let latency = try sqlite.networkWithLatency(projectID: a, filter: filter, now: now)
+            let latencyCH = try clickhouse.networkWithLatency(projectID: b, filter: filter, now: now)
+            #expect(latencyCH.templates == latency.templates && latencyCH.latency == latency.latency, "\(label)")
+            #expect(try clickhouse.launchWaterfall(projectID: b, filter: filter, now: now).releases
+                    == sqlite.launchWaterfall(projectID: a, filter: filter, now: now).releases, "\(label)")
+            #expect(try clickhouse.compare(projectID: b, base: "3.2.0", target: "3.3.0", filter: filter, now: now)
+                    == sqlite.compare(projectID: a, base: "3.2.0", target: "3.3.0", filter: filter, now: now), "\(label)")
+        }
+        // The filtered figures are not empty, so the equalities above compare something (requests and
+        // frame windows can only come from ClickHouse: the main database keeps their outlines).
+        let byOS = DashboardFilter(range: .all, osVersion: "18.1")
+        #expect(try !clickhouse.network(projectID: b, filter: byOS, now: now).isEmpty)
+        #expect(try clickhouse.frames(projectID: b, filter: byOS, now: now).contains { $0.slow > 0 })
+        #expect(try !clickhouse.hangs(projectID: b, filter: byOS, now: now).isEmpty)
+        // Every page renders with a filter that reads events.
+        for path in ["/", "/hangs", "/network", "/launch", "/frames", "/compare?base=3.2.0&target=3.3.0", "/releases", "/issues"] {
+            let filtered = path + (path.contains("?") ? "&" : "?") + "range=all&os=18.1"
+            #expect(try server.adminGet(filtered).status == 200, "\(filtered)")
+        }
+    }
 }

@@ -287,7 +287,10 @@ public struct Insights: Sendable {
             [base: try view(baseFilter)].merging([target: try view(targetFilter)]) { first, _ in first }
         }
         let launchesBase: (versions: [LaunchStat], trend: [LaunchTrendPoint]), launchesTarget: (versions: [LaunchStat], trend: [LaunchTrendPoint])
-        if Self.readsEvents(filter) {
+        // A roll-up source holding the events (ClickHouse) narrows each side itself.
+        let bothFromEvents = Self.readsEvents(filter) && !rollupSource.filtersEvents
+        let rawFromEvents = filter.needsRawEvents && !rollupSource.filtersEvents
+        if bothFromEvents {
             let both = try events.launches(projectID: projectID, filter: filter, now: now, versions: versions)
             launchesBase = (both.versions.filter { $0.version == base }, [])
             launchesTarget = (both.versions.filter { $0.version == target }, [])
@@ -303,20 +306,20 @@ public struct Insights: Sendable {
             return launches > 0 ? Double(count) / launches : Double(count)
         }
         let measure = baseLaunches > 0 && targetLaunches > 0 ? "per launch" : "count"
-        let hangSides = filter.needsRawEvents ? try events.hangs(projectID: projectID, filter: filter, now: now, versions: versions)
+        let hangSides = rawFromEvents ? try events.hangs(projectID: projectID, filter: filter, now: now, versions: versions)
             : try sides { try hangs(projectID: projectID, filter: $0, now: now) }
         let baseHangs = Dictionary(uniqueKeysWithValues: (hangSides[base] ?? []).map { ($0.page, $0) })
         let targetHangs = Dictionary(uniqueKeysWithValues: (hangSides[target] ?? []).map { ($0.page, $0) })
         for page in Set(baseHangs.keys).union(targetHangs.keys).sorted() {
             row("hangs", page, "hangs \(measure)", rate(baseHangs[page]?.hangs, baseLaunches), rate(targetHangs[page]?.hangs, targetLaunches))
         }
-        let crashSides = Self.readsEvents(filter) ? try crashesFromEvents(projectID: projectID, filter: filter, now: now, versions: versions)
+        let crashSides = bothFromEvents ? try crashesFromEvents(projectID: projectID, filter: filter, now: now, versions: versions)
             : try sides { try crashes(projectID: projectID, filter: $0, now: now) }
         let crashesBase = crashSides[base] ?? [:], crashesTarget = crashSides[target] ?? [:]
         for kind in Set(crashesBase.keys).union(crashesTarget.keys).sorted() {
             row("crashes", kind, "crashes \(measure)", rate(crashesBase[kind], baseLaunches), rate(crashesTarget[kind], targetLaunches))
         }
-        let networkSides = Self.readsEvents(filter) ? try events.network(projectID: projectID, filter: filter, now: now, versions: versions)
+        let networkSides = bothFromEvents ? try events.network(projectID: projectID, filter: filter, now: now, versions: versions)
             : try sides { try network(projectID: projectID, filter: $0, now: now) }
         let networkBase = Dictionary(uniqueKeysWithValues: (networkSides[base] ?? []).map { ($0.template, $0) })
         let networkTarget = Dictionary(uniqueKeysWithValues: (networkSides[target] ?? []).map { ($0.template, $0) })
@@ -331,7 +334,7 @@ public struct Insights: Sendable {
         for kind in Set(launchesBase.versions.map(\.kind)).union(launchesTarget.versions.map(\.kind)).sorted() {
             row("launch", kind, "TTID p50 ms", kindsBase[kind], kindsTarget[kind])
         }
-        let frameSides = filter.needsRawEvents ? try events.frames(projectID: projectID, filter: filter, now: now, versions: versions)
+        let frameSides = rawFromEvents ? try events.frames(projectID: projectID, filter: filter, now: now, versions: versions)
             : try sides { try frames(projectID: projectID, filter: $0, now: now) }
         let framesBase = Dictionary(uniqueKeysWithValues: (frameSides[base] ?? []).map { ($0.page, $0) })
         let framesTarget = Dictionary(uniqueKeysWithValues: (frameSides[target] ?? []).map { ($0.page, $0) })

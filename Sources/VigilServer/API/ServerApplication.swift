@@ -65,7 +65,8 @@ public final class ServerApplication: Sendable {
                                        clock: clock, log: log,
                                        transitionHandler: { transitions, connection in
                                            try AlertEvaluator.fire(for: transitions, on: connection)
-                                       })
+                                       },
+                                       rows: options.events == nil ? .whole : .outlineUnlessRead)
         let deliverer = WebhookDeliverer(store: store, clock: clock, schedule: options.alertRetry,
                                          timeoutSeconds: options.alertTimeoutSeconds, log: log)
         let evaluator = AlertEvaluator(store: store, clock: clock, interval: options.alertIntervalSeconds,

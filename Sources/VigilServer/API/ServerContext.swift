@@ -141,4 +141,14 @@ public final class ServerContext: Sendable {
             throw HTTPError.badRequest("\(error)", code: "bad_filter")
         }
     }
+
+    /// Throws a `501` naming `view` when the events live in ClickHouse (`--events`): views not
+    /// yet given a ClickHouse form read event payloads the main database then keeps only in
+    /// outline (``EventRowContent``).
+    func requireEventsInDatabase(_ view: String) throws {
+        guard options.events != nil else { return }
+        throw HTTPError(status: 501, code: "unavailable_with_events",
+                        reason: "\(view) reads request events from the main database; with --events they are kept in ClickHouse only, "
+                            + "and this view has no ClickHouse form yet")
+    }
 }

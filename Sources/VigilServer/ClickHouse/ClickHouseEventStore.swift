@@ -6,11 +6,13 @@ import Foundation
 ///
 /// A read never assumes that `SummingMergeTree`/`AggregatingMergeTree` merges have run: it
 /// groups and re-aggregates (`sum`, `maxMerge`) whatever rows the parts hold. Every filter of
-/// ``RollupFilter`` (version, day range, dimension) is a prefix or a column of the tables'
+/// ``RollupFilter`` but ``RollupFilter/events`` (version, day range, dimension) is a prefix or a column of the tables'
 /// sort key `(project_id, metric, app_version, day, dimension…)`, so a read touches only its
 /// project's granules of the metrics asked for. Histograms come back as (bucket, count) and are
 /// read into the same ``LogHistogram``, so percentiles equal SQLite's and PostgreSQL's exactly;
-/// release-health sketches are the same HyperLogLog registers (max rank per register).
+/// release-health sketches are the same HyperLogLog registers (max rank per register). A filter
+/// with ``RollupFilter/events`` (OS version, device, an event's page, an exact time range) is
+/// answered from the events instead (`ClickHouseEventStore+Events.swift`).
 ///
 /// Threading: safe to share. Cost: one HTTP query per call; the rows read grow with projects ×
 /// metrics × versions × days × dimensions (× buckets or registers), not with events.
@@ -20,6 +22,11 @@ public struct ClickHouseEventStore: RollupSource {
 
     /// Reads over `cluster`.
     public init(cluster: ClickHouseCluster) { self.cluster = cluster }
+
+    /// Every event row is there with its columns: OS, device, page and exact time apply
+    /// (read from the events, ``eventSums(projectID:metrics:filter:)``), the rest from the
+    /// roll-up tables.
+    public var filtersEvents: Bool { true }
 
     /// The filter's version, days and dimension as SQL conditions on a roll-up table.
     private func filterClause(_ filter: RollupFilter) -> String {
@@ -43,6 +50,7 @@ public struct ClickHouseEventStore: RollupSource {
 
     public func rollupSums(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [RollupRow] {
         guard !metrics.isEmpty else { return [] }
+        if filter.events != nil { return try eventSums(projectID: projectID, metrics: metrics, filter: filter) }
         let groups = groups(filter)
         let keys = groups.joined(separator: ", ")
         let rows = try cluster.entry.rows("""
@@ -63,6 +71,7 @@ public struct ClickHouseEventStore: RollupSource {
     }
 
     public func rollupDistributions(projectID: Int64, metric: String, filter: RollupFilter) throws -> [RollupDistribution] {
+        if filter.events != nil { return try eventDistributions(projectID: projectID, metric: metric, filter: filter) }
         let groups = groups(filter)
         let keys = groups.joined(separator: ", ")
         let rows = try cluster.entry.rows("""
@@ -105,6 +114,7 @@ public struct ClickHouseEventStore: RollupSource {
     /// as on the roll-up tables, since release health keys its sketches by version.
     public func sketchRegisters(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [SketchRegisterRow] {
         guard !metrics.isEmpty else { return [] }
+        if filter.events != nil { return try eventSketchRegisters(projectID: projectID, metrics: metrics, filter: filter) }
         let groups = filter.byDay ? "app_version, dimension, metric, day, register" : "app_version, dimension, metric, register"
         var dayless = filter
         dayless.dimension = nil

@@ -2,6 +2,9 @@
 /// database (``ServerStore``), or queries over the event table on ClickHouse
 /// (``ClickHouseEventStore``). Both give the same figures for the same events.
 public protocol RollupSource: Sendable {
+    /// Whether this source holds the events themselves and so applies ``RollupFilter/events``
+    /// (exact times, OS version, device model, an event's page).
+    var filtersEvents: Bool { get }
     /// Summed roll-ups of `metrics` for the project.
     func rollupSums(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [RollupRow]
     /// Histograms of `metric` for the project, one per dimension (and version and day when asked).
@@ -31,6 +34,9 @@ public struct SketchRegisterRow: Sendable, Hashable {
 }
 
 extension ServerStore: RollupSource {
+    /// The roll-up tables are kept by metric, dimension, version and day only.
+    public var filtersEvents: Bool { false }
+
     public func sketchRegisters(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [SketchRegisterRow] {
         guard !metrics.isEmpty else { return [] }
         return try database.read { connection in

@@ -42,7 +42,8 @@ extension ServerStore {
     /// The group's issue transitions go to `onTransitions` inside the transaction, before the
     /// counts (see ``IssueTransitionHandler``).
     static func insertProcessed(_ items: [ProcessedInsert], on connection: any DatabaseConnection, now: Int64,
-                                checkDuplicates: Bool = true, onTransitions: IssueTransitionHandler? = nil) throws -> [Set<String>] {
+                                checkDuplicates: Bool = true, onTransitions: IssueTransitionHandler? = nil,
+                                rows: EventRowContent = .whole) throws -> [Set<String>] {
         // 1. Which events are new: not stored before, not earlier in this group.
         var existing: [Int64: Set<String>] = [:]
         if checkDuplicates {
@@ -82,8 +83,8 @@ extension ServerStore {
             let projectID = items[itemIndex].projectID
             let issue = items[itemIndex].analyses[index].issue
             let issueID = issue.flatMap { issueIDs[IssueKey(projectID: projectID, fingerprint: $0.fingerprint.value)] }
-            appendArguments(of: items[itemIndex].records[index], projectID: projectID, received: items[itemIndex].receivedAt,
-                            to: &arguments)
+            appendArguments(of: rows.stored(items[itemIndex].records[index], hasIssue: issue != nil), projectID: projectID,
+                            received: items[itemIndex].receivedAt, to: &arguments)
             arguments.append(.optional(issue?.fingerprint.value))
             arguments.append(.optional(issueID))
             arguments.append(.optional(issue?.framesJSON))
@@ -106,7 +107,8 @@ extension ServerStore {
             }
         }
         guard storedCount == order.count else { throw ConcurrentEventInsert(expected: order.count, stored: storedCount) }
-        for (item, indices) in zip(items, fresh) {
+        // With the events elsewhere, their store serves the request views (EventRowContent).
+        for (item, indices) in zip(items, fresh) where rows == .whole {
             try Self.writeRequestFacts(on: connection, projectID: item.projectID,
                                        records: indices.lazy.map { item.records[$0] }.filter { $0.type == "network" })
         }
