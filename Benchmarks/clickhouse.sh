@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The event table on ClickHouse: `vigil-bench clickhouse` runs the server bench's load (8 clients,
 # gzip batches of 100 realistic events) into `vigil serve` on PostgreSQL alone, then on PostgreSQL
-# with `--events` on a two-shard ClickHouse cluster, timing the dashboard's API queries after each;
-# then grows the ClickHouse table to CLICKHOUSE_BENCH_ROWS rows and times them again.
+# with `--events` on a two-shard ClickHouse cluster; grows each side to CLICKHOUSE_BENCH_ROWS events
+# (the load's events copied back in time a day per copy, roll-ups kept exact); then asks both
+# servers each dashboard API query in turn, unfiltered and with each dashboard filter.
 # Writes bench-results/clickhouse.json. Goals: dashboard query p95 ≥ 10× faster than PostgreSQL at
 # 20 million events; ingest with ClickHouse not below PostgreSQL alone.
 #
 # Both ClickHouse shards are throwaway `clickhouse-server`s (Debian's 18.16) on free loopback ports,
 # their configuration written into a temporary directory; PostgreSQL as in server.sh.
 #   CLICKHOUSE_BENCH_SECONDS=N  load per side (default 30)
-#   CLICKHOUSE_BENCH_ROWS=N     rows for the second query round (default 20000000)
+#   CLICKHOUSE_BENCH_ROWS=N     events per side for the queries (default 20000000; 1 = ingest only)
 #   CLICKHOUSE_BENCH_ROUNDS=N   times each dashboard query is asked per round (default 30)
 set -euo pipefail
 cd "$(dirname "$0")/.."
