@@ -151,6 +151,11 @@ struct ClickHouseEventsTests {
         let fromClickHouse = try server.app.context.rollups.releaseHealth(projectID: project)
         #expect(fromClickHouse.map(\.total) == releases.map(\.total))
         #expect(fromClickHouse.map(\.days) == releases.map(\.days))
+        // The releases page's form: users merged over the days in the query, per-day figures without users.
+        let merged = try server.store.releaseHealth(projectID: project, sinceDay: 20_784, untilDay: 20_786, version: "3.3.0", dailyUsers: false)
+        #expect(merged.count == 1 && merged[0].total.users > 0)
+        #expect(try server.app.context.rollups.releaseHealth(projectID: project, sinceDay: 20_784, untilDay: 20_786, version: "3.3.0",
+                                                              dailyUsers: false).map(\.total) == merged.map(\.total))
         // A cluster written before the roll-up views existed: dropping them and the version mark
         // leaves the events alone; the next start creates the views and fills them from those
         // rows, once (a second start adds nothing).

@@ -96,12 +96,29 @@ public final class EventSpool: Sendable {
     /// The rows of `batch`: each event id with its JSON row (newline included).
     public func rows(of batch: Batch) throws -> [(id: Substring, row: Data)] {
         let data = try Data(contentsOf: URL(fileURLWithPath: batch.path))
-        var rows: [(Substring, Data)] = []
-        for line in data.split(separator: 0x0A, omittingEmptySubsequences: true) {
-            guard let tab = line.firstIndex(of: 0x09) else { continue }
-            var row = Data(line[(tab + 1)...])
-            row.append(0x0A)
-            rows.append((Substring(String(decoding: line[..<tab], as: UTF8.self)), row))
+        var rows: [(id: Substring, row: Data)] = []
+        // One pass over the bytes in place, lines and tabs found with memchr: `Data.split` paid
+        // an exclusivity check per byte, a quarter of the server's CPU under ingest.
+        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            let count = buffer.count
+            var start = 0
+            while start < count {
+                var end = count
+                if let newline = memchr(base + start, 0x0A, count - start) {
+                    end = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+                }
+                // Empty lines and lines without an id are skipped.
+                if end > start, let found = memchr(base + start, 0x09, end - start) {
+                    let tab = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                    var row = Data(capacity: end - tab)
+                    row.append(base + tab + 1, count: end - tab - 1)
+                    row.append(0x0A)
+                    let id = String(decoding: UnsafeBufferPointer(start: base + start, count: tab - start), as: UTF8.self)
+                    rows.append((Substring(id), row))
+                }
+                start = end + 1
+            }
         }
         return rows
     }
