@@ -161,7 +161,7 @@ enum ServerBenchmark: Command {
     static func runSide(_ location: DatabaseLocation, vigil: String, work: URL, events: ServerBenchEvents, bodies: PreparedBodies,
                         seconds: Double,
                         clients: Int, gzip: Bool, databasePID: Int32? = nil, serveArguments: [String] = [],
-                        latencyLog: String? = nil) throws -> SideResult {
+                        latencyLog: String? = nil, afterLoad: ((UInt16, Project) throws -> Void)? = nil) throws -> SideResult {
         let label = location.description.hasPrefix("sqlite") ? "sqlite" : "postgres"
         // The project is made here, so its key is known without parsing the server's banner.
         let store = try ServerStore.open(location, connections: 2)
@@ -240,6 +240,8 @@ enum ServerBenchmark: Command {
         if let databasePID, let databaseCPUStart { databaseCPU = ServerBenchCPU.treeSeconds(of: databasePID) - databaseCPUStart }
         rss.stop()
         let lags = try lagPercentiles(reader, projectID: project.id)
+        // The caller's measurements against the loaded server, after the load's figures are taken.
+        try afterLoad?(port, project)
         let (latencies, failures, sentEvents) = results.snapshot()
         if let latencyLog { try results.timelineText().write(toFile: latencyLog, atomically: true, encoding: .utf8) }
         let sorted = latencies.sorted()

@@ -17,6 +17,7 @@ let commands: [any Command.Type] = [
     SymbolsBenchmark.self,
     SymbolsLookupBenchmark.self,
     NetworkBenchmark.self,
+    ClickHouseBenchmark.self,
 ]
 
 exit(CommandDispatcher.main(program: "vigil-bench", commands: commands))

@@ -16,7 +16,8 @@ enum ServeCommand: Command {
                            [--alerts on|off] [--alert-interval SECONDS] [--alert-timeout SECONDS]
                            [--alert-retry-base SECONDS] [--alert-retry-cap SECONDS] [--alert-max-attempts N]
                            [--retention-days N] [--alert-retention-days N] [--retention-batch N]
-                           [--retention-pause-factor X] [--exit-after SECONDS]
+                           [--retention-pause-factor X] [--events clickhouse://HOST:PORT/DATABASE?cluster=NAME]
+                           [--events-spool DIR] [--exit-after SECONDS]
 
           --db                 where the data lives (default sqlite:.vigil/vigil.sqlite); several servers may share
                                one PostgreSQL database
@@ -38,6 +39,10 @@ enum ServeCommand: Command {
                                token works too); without it /metrics is open to whoever reaches the port
           --connections-per-address  most connections one client address may hold (default 64; 0 = no limit)
           --header-timeout     seconds a request's headers may take in all (default 20; 0 = only the idle timeout)
+          --events             also keep every event in a ClickHouse cluster and read the dashboard's figures there:
+                               clickhouse://HOST:PORT/DATABASE?cluster=NAME[&user=U][&password=P][&nodes=H:P,H:P]
+                               (HTTP interface; nodes: one HTTP address per shard, in shard order)
+          --events-spool       where batches wait until ClickHouse confirms them (default .vigil/events-spool)
           --alerts             evaluate alert rules and deliver webhooks in this process (default on; several
                                servers on one database may all do it)
           --alert-interval     seconds between checks of the threshold rules (default 15)
@@ -60,7 +65,8 @@ enum ServeCommand: Command {
                                    "spool-dir", "decoder", "process-at-ingest", "exit-after", "metrics-token",
                                    "connections-per-address", "header-timeout", "alerts", "alert-interval", "alert-timeout",
                                    "alert-retry-base", "alert-retry-cap", "alert-max-attempts", "retention-days",
-                                   "alert-retention-days", "retention-batch", "retention-pause-factor"]
+                                   "alert-retention-days", "retention-batch", "retention-pause-factor",
+                                   "events", "events-spool"]
         let arguments = try Arguments(words, valued: valued)
         let unknown = arguments.unknown(allowedFlags: ["reset-admin-token"], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -87,6 +93,10 @@ enum ServeCommand: Command {
         options.eventsMaxDecodedBytes = try arguments.number("max-events-decoded-bytes", default: options.eventsMaxDecodedBytes)
         options.symbolsMaxBytes = try arguments.number("max-symbols-bytes", default: options.symbolsMaxBytes)
         if let spool = arguments.value("spool-dir") { options.spoolDirectory = spool }
+        if let events = arguments.value("events") {
+            do { options.events = try ClickHouseLocation(events) } catch { throw UsageError("\(error)") }
+        }
+        if let spool = arguments.value("events-spool") { options.eventsSpoolDirectory = spool }
         if let decoder = arguments.value("decoder") {
             guard let parsed = EventIngestor.Decoder(rawValue: decoder) else { throw UsageError("--decoder: expected tape or foundation") }
             options.decoder = parsed

@@ -281,13 +281,26 @@ enum APIRoutes {
         router.add("GET", "/metrics", name: "metrics", authorize: context.metricsCheck) { _ in
             let size = (try? context.store.database.sizeInBytes()).map(Double.init) ?? -1
             let counts = try? context.store.eventCounts()
-            let text = context.metrics.prometheusText(gauges: [
+            var gauges: [(name: String, help: String, value: Double)] = [
                 ("vigil_database_size_bytes", "Bytes the database occupies.", size),
                 ("vigil_events_pending", "Events stored and not yet processed (first time or again).",
                  Double(counts.map { $0.pending + $0.reprocess } ?? -1)),
                 ("vigil_events_stored", "Events in the database, every project and state (all servers on it together).",
                  Double(counts.map { $0.pending + $0.processed + $0.reprocess } ?? -1)),
-            ])
+            ]
+            if let sink = context.eventSink {
+                let status = sink.status()
+                gauges += [
+                    ("vigil_clickhouse_spool_batches", "Batches in this server's spool, waiting for ClickHouse to confirm them.",
+                     Double(status.spooledBatches)),
+                    ("vigil_clickhouse_spool_events", "Events in those batches.", Double(status.spooledEvents)),
+                    ("vigil_clickhouse_inserted_rows", "Rows the ClickHouse shards confirmed since this server started.",
+                     Double(status.insertedRows)),
+                    ("vigil_clickhouse_failed_inserts", "ClickHouse inserts that failed since start (each retried).",
+                     Double(status.failedInserts)),
+                ]
+            }
+            let text = context.metrics.prometheusText(gauges: gauges)
             return .text(text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
 

@@ -62,6 +62,8 @@ public final class EventIngestor: Sendable {
     private let decoder: Decoder
     private let processor: EventProcessor?
     private let computeGate: AdmissionGate
+    private let sink: ClickHouseEventSink?
+    private let sinkAnalyzer: EventProcessor?
 
     /// An ingestor writing to `store`. With a `processor`, events are stored already processed
     /// (analyzed from the payloads just decoded, written once); without one they are stored
@@ -72,7 +74,8 @@ public final class EventIngestor: Sendable {
     /// commit is outside that limit.
     public init(store: ServerStore, sanitizer: EventSanitizer = EventSanitizer(), validator: EventValidator = EventValidator(),
                 clock: any VigilClock = SystemClock(), decoder: Decoder = .tape, processor: EventProcessor? = nil,
-                computeWidth: Int = ProcessInfo.processInfo.activeProcessorCount) {
+                computeWidth: Int = ProcessInfo.processInfo.activeProcessorCount, sink: ClickHouseEventSink? = nil,
+                sinkAnalyzer: EventProcessor? = nil) {
         self.store = store
         self.sanitizer = sanitizer
         self.validator = validator
@@ -80,6 +83,8 @@ public final class EventIngestor: Sendable {
         self.decoder = decoder
         self.processor = processor
         computeGate = AdmissionGate(width: computeWidth)
+        self.sink = sink
+        self.sinkAnalyzer = sinkAnalyzer ?? processor
     }
 
     /// Reads, checks and stores `body` for project `projectID`.
@@ -93,8 +98,19 @@ public final class EventIngestor: Sendable {
         switch prepared {
         case .analyzed(let item, let processor):
             (inserted, outcome.processed) = try processor.commitAnalyzed(item)
-        case .waiting(let records):
+            // The events newly stored go to the event table's spool before the answer: once the
+            // client hears "stored", they are on disk here until ClickHouse confirms them.
+            try sink?.append(projectID: projectID, records: item.records, analyses: item.analyses, stored: inserted,
+                             receivedAt: item.receivedAt)
+        case .waiting(let records, let contents):
             inserted = try store.insertEvents(projectID: projectID, records, receivedAt: now)
+            if let sink {
+                let analyses = sinkAnalyzer.map {
+                    $0.analyzed(projectID: projectID, records: records, contents: contents, receivedAt: now).analyses
+                }
+                try sink.append(projectID: projectID, records: records, analyses: analyses, stored: inserted,
+                                receivedAt: ServerStore.millis(now))
+            }
         }
         outcome.stored = inserted.count
         outcome.duplicates = outcome.accepted.count - inserted.count
@@ -105,8 +121,9 @@ public final class EventIngestor: Sendable {
     private enum Prepared {
         /// Analyzed, for the processor to commit.
         case analyzed(ProcessedInsert, EventProcessor)
-        /// Rows to store waiting for the workers.
-        case waiting([EventRecord])
+        /// Rows to store waiting for the workers (and their decoded contents, when an event
+        /// sink needs them analyzed).
+        case waiting([EventRecord], [DecodedContent])
     }
 
     /// The CPU part of ``ingest(_:projectID:)``: decode, validate, sanitize, and (with a
@@ -117,7 +134,8 @@ public final class EventIngestor: Sendable {
         var records: [EventRecord] = []
         records.reserveCapacity(slots.count)
         var contents: [DecodedContent] = []
-        if processor != nil { contents.reserveCapacity(slots.count) }
+        let keepContents = processor != nil || (sink != nil && sinkAnalyzer != nil)
+        if keepContents { contents.reserveCapacity(slots.count) }
         var seen = Set<String>()
         // A slot's position is the event's index in the body (array index or non-empty line).
         for (position, slot) in slots.enumerated() {
@@ -143,11 +161,11 @@ public final class EventIngestor: Sendable {
                 outcome.accepted.append(decoded.sentID)
                 if seen.insert(record.id).inserted {
                     records.append(record)
-                    if processor != nil { contents.append(DecodedContent(payload: decoded.event.payload, images: decoded.event.images)) }
+                    if keepContents { contents.append(DecodedContent(payload: decoded.event.payload, images: decoded.event.images)) }
                 }
             }
         }
-        guard let processor else { return (outcome, .waiting(records)) }
+        guard let processor else { return (outcome, .waiting(records, contents)) }
         return (outcome, .analyzed(processor.analyzed(projectID: projectID, records: records, contents: contents, receivedAt: now),
                                    processor))
     }

@@ -15,33 +15,53 @@ import VigilCore
 extension Insights {
     /// Hangs per page, most total hang time first.
     public func hangs(projectID: Int64, filter: DashboardFilter, now: Date) throws -> [HangPageStat] {
-        if filter.needsRawEvents { return try EventAggregates(store: store).hangs(projectID: projectID, filter: filter, now: now) }
+        if filter.needsRawEvents {
+            if let rollups = eventRollups(filter, now: now, pageIsDimension: true) { return try hangs(projectID: projectID, filter: rollups) }
+            return try EventAggregates(store: store).hangs(projectID: projectID, filter: filter, now: now)
+        }
         return try hangs(projectID: projectID, filter: RollupFilter(filter, now: now, pageIsDimension: true))
     }
 
     /// Frame health per page, worst slow ratio first.
     public func frames(projectID: Int64, filter: DashboardFilter, now: Date) throws -> [FramePageStat] {
-        if filter.needsRawEvents { return try EventAggregates(store: store).frames(projectID: projectID, filter: filter, now: now) }
+        if filter.needsRawEvents {
+            if let rollups = eventRollups(filter, now: now, pageIsDimension: true) { return try frames(projectID: projectID, filter: rollups) }
+            return try EventAggregates(store: store).frames(projectID: projectID, filter: filter, now: now)
+        }
         return try frames(projectID: projectID, filter: RollupFilter(filter, now: now, pageIsDimension: true))
     }
 
     /// Request templates, slowest p95 first.
     public func network(projectID: Int64, filter: DashboardFilter, now: Date) throws -> [NetworkTemplateStat] {
-        if Self.readsEvents(filter) { return try EventAggregates(store: store).network(projectID: projectID, filter: filter, now: now) }
+        if Self.readsEvents(filter) {
+            if let rollups = eventRollups(filter, now: now, pageIsDimension: false) { return try network(projectID: projectID, filter: rollups) }
+            return try EventAggregates(store: store).network(projectID: projectID, filter: filter, now: now)
+        }
         return try network(projectID: projectID, filter: RollupFilter(filter, now: now, pageIsDimension: false))
     }
 
     /// Launch percentiles per version and kind, and the daily cold-launch TTID median per version.
     public func launches(projectID: Int64, filter: DashboardFilter, now: Date) throws -> (versions: [LaunchStat], trend: [LaunchTrendPoint]) {
-        if Self.readsEvents(filter) { return try EventAggregates(store: store).launches(projectID: projectID, filter: filter, now: now) }
-        let rollups = RollupFilter(filter, now: now, pageIsDimension: false)
+        var rollups = RollupFilter(filter, now: now, pageIsDimension: false)
+        if Self.readsEvents(filter) {
+            guard let narrowed = eventRollups(filter, now: now, pageIsDimension: false) else {
+                return try EventAggregates(store: store).launches(projectID: projectID, filter: filter, now: now)
+            }
+            rollups = narrowed
+        }
         return (try launches(projectID: projectID, filter: rollups), try launchTrend(projectID: projectID, filter: rollups))
     }
 
     /// Crashes by kind (signal, exception type or `fatal hang`).
     public func crashes(projectID: Int64, filter: DashboardFilter, now: Date) throws -> [String: Int64] {
-        if Self.readsEvents(filter) { return try crashesFromEvents(projectID: projectID, filter: filter, now: now, versions: nil)[""] ?? [:] }
-        let rows = try store.rollupSums(projectID: projectID, metrics: ["crash"], filter: RollupFilter(filter, now: now, pageIsDimension: false))
+        var rollups = RollupFilter(filter, now: now, pageIsDimension: false)
+        if Self.readsEvents(filter) {
+            guard let narrowed = eventRollups(filter, now: now, pageIsDimension: false) else {
+                return try crashesFromEvents(projectID: projectID, filter: filter, now: now, versions: nil)[""] ?? [:]
+            }
+            rollups = narrowed
+        }
+        let rows = try rollupSource.rollupSums(projectID: projectID, metrics: ["crash"], filter: rollups)
         return Dictionary(rows.map { ($0.dimension, $0.count) }, uniquingKeysWith: +)
     }
 
@@ -75,12 +95,13 @@ extension Insights {
     public func overview(projectID: Int64, filter: DashboardFilter, now: Date, issues known: [IssueSummary]? = nil) throws -> Overview {
         var byType: [String: Int64] = [:]
         var byDay: [String: Int64] = [:]
-        if Self.readsEvents(filter) {
+        let narrowed = Self.readsEvents(filter) ? eventRollups(filter, now: now, pageIsDimension: false) : nil
+        if Self.readsEvents(filter), narrowed == nil {
             (byType, byDay) = try EventAggregates(store: store).eventCounts(projectID: projectID, filter: filter, now: now)
         } else {
-            var rollups = RollupFilter(filter, now: now, pageIsDimension: false)
+            var rollups = narrowed ?? RollupFilter(filter, now: now, pageIsDimension: false)
             rollups.byDay = true
-            for row in try store.rollupSums(projectID: projectID, metrics: ["events"], filter: rollups) {
+            for row in try rollupSource.rollupSums(projectID: projectID, metrics: ["events"], filter: rollups) {
                 byType[row.dimension, default: 0] += row.count
                 byDay[Self.dayString(row.day ?? 0), default: 0] += row.count
             }
@@ -88,7 +109,7 @@ extension Insights {
         let issues = try known ?? issues(projectID: projectID, filter: filter, now: now, limit: 1000)
         return Overview(eventsByType: byType, eventsByDay: byDay, crashIssues: issues.filter { $0.kind == "crash" }.count,
                         hangIssues: issues.filter { $0.kind == "hang" }.count,
-                        pending: try store.eventCounts(projectID: projectID).pending, versions: try store.appVersions(projectID: projectID))
+                        pending: try store.eventCounts(projectID: projectID).pending, versions: try rollupSource.appVersions(projectID: projectID))
     }
 
     /// Issues with their counts within the filter: for all time and no filter, the issues'
@@ -101,6 +122,17 @@ extension Insights {
         }
         return try EventAggregates(store: store).issues(projectID: projectID, filter: filter, now: now, kind: kind, state: state,
                                                         order: order, limit: limit)
+    }
+
+    /// `filter` for a roll-up source that holds the events themselves (ClickHouse): the days
+    /// and release as for the roll-up tables, narrowed further by the exact range, OS version,
+    /// device model and page (``EventNarrowing``), so that the figures equal those read from
+    /// the main database's events; nil when the source holds roll-ups only.
+    func eventRollups(_ filter: DashboardFilter, now: Date, pageIsDimension: Bool, byVersion: Bool = false) -> RollupFilter? {
+        guard rollupSource.filtersEvents else { return nil }
+        var rollups = RollupFilter(filter, now: now, pageIsDimension: pageIsDimension, byVersion: byVersion)
+        rollups.events = EventNarrowing(filter, now: now, pageIsDimension: pageIsDimension)
+        return rollups
     }
 
     /// Whether a view kept in roll-ups by something other than the page must read events.

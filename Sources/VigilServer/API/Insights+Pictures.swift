@@ -12,11 +12,13 @@ extension Insights {
                              now: Date) throws -> DistributionReport {
         let pageIsDimension = metric == "hang.duration" || metric == "frames.frozen.duration"
         var histogram = LogHistogram()
-        if filter.needsRawEvents || (filter.page != nil && !pageIsDimension) {
+        let readsEvents = filter.needsRawEvents || (filter.page != nil && !pageIsDimension)
+        let narrowed = readsEvents ? eventRollups(filter, now: now, pageIsDimension: pageIsDimension) : nil
+        if readsEvents, narrowed == nil {
             histogram = try eventHistogram(projectID: projectID, metric: metric, dimension: dimension, filter: filter, now: now)
         } else {
-            for row in try store.rollupDistributions(projectID: projectID, metric: metric,
-                                                     filter: RollupFilter(filter, now: now, pageIsDimension: pageIsDimension))
+            for row in try rollupSource.rollupDistributions(projectID: projectID, metric: metric,
+                                                     filter: narrowed ?? RollupFilter(filter, now: now, pageIsDimension: pageIsDimension))
             where dimension == nil || row.dimension == dimension {
                 histogram.merge(row.histogram)
             }
@@ -33,13 +35,14 @@ extension Insights {
                                    now: Date) throws -> (templates: [NetworkTemplateStat], latency: DistributionReport) {
         let templates: [NetworkTemplateStat]
         var histogram = LogHistogram()
-        if Self.readsEvents(filter) {
+        let narrowed = Self.readsEvents(filter) ? eventRollups(filter, now: now, pageIsDimension: false) : nil
+        if Self.readsEvents(filter), narrowed == nil {
             let side = try EventAggregates(store: store).networkWithLatency(projectID: projectID, filter: filter, now: now, versions: nil)[""]
             templates = side?.templates ?? []
             histogram = side?.latency ?? LogHistogram()
         } else {
-            let rollups = RollupFilter(filter, now: now, pageIsDimension: false)
-            let latency = try store.rollupDistributions(projectID: projectID, metric: "network.total", filter: rollups)
+            let rollups = narrowed ?? RollupFilter(filter, now: now, pageIsDimension: false)
+            let latency = try rollupSource.rollupDistributions(projectID: projectID, metric: "network.total", filter: rollups)
             for row in latency { histogram.merge(row.histogram) }
             templates = try network(projectID: projectID, filter: rollups, latency: latency)
         }
@@ -87,7 +90,8 @@ extension Insights {
         var marks: [String: [String: LogHistogram]] = [:]
         var counts: [String: Int64] = [:]
         let metrics = ["launch.main", "launch.didfinish", "launch.ttid", "launch.ttfd"]
-        if Self.readsEvents(filter) {
+        let narrowed = Self.readsEvents(filter) ? eventRollups(filter, now: now, pageIsDimension: false, byVersion: true) : nil
+        if Self.readsEvents(filter), narrowed == nil {
             let d = store.dialect
             let columns = "app_version, duration_ms, \(d.jsonValue("payload_json", ["kind"])) AS kind, "
                 + "\(d.jsonNumber("payload_json", ["preMainMs"])) AS premain, "
@@ -108,17 +112,17 @@ extension Insights {
                 }
             }
         } else {
-            let rollups = RollupFilter(filter, now: now, pageIsDimension: false, byVersion: true)
+            let rollups = narrowed ?? RollupFilter(filter, now: now, pageIsDimension: false, byVersion: true)
             for metric in metrics {
-                for row in try store.rollupDistributions(projectID: projectID, metric: metric, filter: rollups) where row.dimension == kind {
+                for row in try rollupSource.rollupDistributions(projectID: projectID, metric: metric, filter: rollups) where row.dimension == kind {
                     marks[row.appVersion ?? "", default: [:]][metric, default: LogHistogram()].merge(row.histogram)
                 }
             }
-            for row in try store.rollupSums(projectID: projectID, metrics: ["launch"], filter: rollups) where row.dimension == kind {
+            for row in try rollupSource.rollupSums(projectID: projectID, metrics: ["launch"], filter: rollups) where row.dimension == kind {
                 counts[row.appVersion ?? "", default: 0] += row.count
             }
         }
-        let order = try store.appVersions(projectID: projectID)
+        let order = try rollupSource.appVersions(projectID: projectID)
         let releases = counts.map { version, count -> LaunchPhaseStat in
             let metrics = marks[version] ?? [:]
             return LaunchPhaseStat(version: version, launches: count, mainMs: metrics["launch.main"]?.quantile(0.5),

@@ -140,14 +140,19 @@ public struct Overview: Sendable, Hashable, Codable {
 /// The aggregate views behind the dashboard and the query API, computed from roll-ups.
 public struct Insights: Sendable {
     let store: ServerStore
+    let rollupSource: any RollupSource
 
-    /// Views over `store`.
-    public init(store: ServerStore) { self.store = store }
+    /// Views over the roll-ups of `rollups` (the main database's by default), with issues,
+    /// pending counts and the views that need raw events from `store`.
+    public init(store: ServerStore, rollups: (any RollupSource)? = nil) {
+        self.store = store
+        rollupSource = rollups ?? store
+    }
 
     /// Hangs per page, most total hang time first.
     public func hangs(projectID: Int64, filter: RollupFilter = RollupFilter()) throws -> [HangPageStat] {
-        let sums = try store.rollupSums(projectID: projectID, metrics: ["hang"], filter: filter)
-        let distributions = Dictionary(try store.rollupDistributions(projectID: projectID, metric: "hang.duration", filter: filter)
+        let sums = try rollupSource.rollupSums(projectID: projectID, metrics: ["hang"], filter: filter)
+        let distributions = Dictionary(try rollupSource.rollupDistributions(projectID: projectID, metric: "hang.duration", filter: filter)
             .map { ($0.dimension, $0.histogram) }, uniquingKeysWith: { var a = $0; a.merge($1); return a })
         return sums.map { row in
             HangPageStat(page: row.dimension, hangs: row.count, totalMs: row.total,
@@ -157,7 +162,7 @@ public struct Insights: Sendable {
 
     /// Frame health per page, worst slow ratio first.
     public func frames(projectID: Int64, filter: RollupFilter = RollupFilter()) throws -> [FramePageStat] {
-        let rows = try store.rollupSums(projectID: projectID, metrics: ["frames.windows", "frames.dropped", "frames.slow",
+        let rows = try rollupSource.rollupSums(projectID: projectID, metrics: ["frames.windows", "frames.dropped", "frames.slow",
                                                                         "frames.severe", "frames.frozen"], filter: filter)
         var pages: [String: FramePageStat] = [:]
         for row in rows {
@@ -189,14 +194,14 @@ public struct Insights: Sendable {
     /// Request templates, slowest p95 first.
     public func network(projectID: Int64, filter: RollupFilter = RollupFilter()) throws -> [NetworkTemplateStat] {
         try network(projectID: projectID, filter: filter,
-                    latency: try store.rollupDistributions(projectID: projectID, metric: "network.total", filter: filter))
+                    latency: try rollupSource.rollupDistributions(projectID: projectID, metric: "network.total", filter: filter))
     }
 
     /// As ``network(projectID:filter:)``, given the `network.total` distributions already read
     /// with the same filter.
     func network(projectID: Int64, filter: RollupFilter, latency: [RollupDistribution]) throws -> [NetworkTemplateStat] {
         let phases = ["dns", "connect", "tls", "request", "ttfb", "response"]
-        let rows = try store.rollupSums(projectID: projectID, metrics: ["network", "network.errors"] + phases.map { "network.\($0)" },
+        let rows = try rollupSource.rollupSums(projectID: projectID, metrics: ["network", "network.errors"] + phases.map { "network.\($0)" },
                                         filter: filter)
         let distributions = Dictionary(latency.map { ($0.dimension, $0.histogram) }, uniquingKeysWith: { var a = $0; a.merge($1); return a })
         var byTemplate: [String: [String: RollupRow]] = [:]
@@ -220,13 +225,13 @@ public struct Insights: Sendable {
     public func launches(projectID: Int64, filter: RollupFilter = RollupFilter()) throws -> [LaunchStat] {
         var grouped = filter
         grouped.byVersion = true
-        let counts = try store.rollupSums(projectID: projectID, metrics: ["launch"], filter: grouped)
-        let ttid = try store.rollupDistributions(projectID: projectID, metric: "launch.ttid", filter: grouped)
-        let ttfd = try store.rollupDistributions(projectID: projectID, metric: "launch.ttfd", filter: grouped)
+        let counts = try rollupSource.rollupSums(projectID: projectID, metrics: ["launch"], filter: grouped)
+        let ttid = try rollupSource.rollupDistributions(projectID: projectID, metric: "launch.ttid", filter: grouped)
+        let ttfd = try rollupSource.rollupDistributions(projectID: projectID, metric: "launch.ttfd", filter: grouped)
         func find(_ list: [RollupDistribution], _ kind: String, _ version: String) -> LogHistogram? {
             list.first { $0.dimension == kind && $0.appVersion == version }?.histogram
         }
-        let order = try store.appVersions(projectID: projectID)
+        let order = try rollupSource.appVersions(projectID: projectID)
         return counts.map { row in
             let version = row.appVersion ?? ""
             let first = find(ttid, row.dimension, version)
@@ -246,7 +251,7 @@ public struct Insights: Sendable {
         var grouped = filter
         grouped.byVersion = true
         grouped.byDay = true
-        let distributions = try store.rollupDistributions(projectID: projectID, metric: "launch.ttid", filter: grouped)
+        let distributions = try rollupSource.rollupDistributions(projectID: projectID, metric: "launch.ttid", filter: grouped)
             .filter { $0.dimension == "cold" }
         return distributions.map { item in
             LaunchTrendPoint(day: Self.dayString(item.day ?? 0), version: item.appVersion ?? "", ttidP50Ms: item.histogram.quantile(0.5),
@@ -282,7 +287,10 @@ public struct Insights: Sendable {
             [base: try view(baseFilter)].merging([target: try view(targetFilter)]) { first, _ in first }
         }
         let launchesBase: (versions: [LaunchStat], trend: [LaunchTrendPoint]), launchesTarget: (versions: [LaunchStat], trend: [LaunchTrendPoint])
-        if Self.readsEvents(filter) {
+        // A roll-up source holding the events (ClickHouse) narrows each side itself.
+        let bothFromEvents = Self.readsEvents(filter) && !rollupSource.filtersEvents
+        let rawFromEvents = filter.needsRawEvents && !rollupSource.filtersEvents
+        if bothFromEvents {
             let both = try events.launches(projectID: projectID, filter: filter, now: now, versions: versions)
             launchesBase = (both.versions.filter { $0.version == base }, [])
             launchesTarget = (both.versions.filter { $0.version == target }, [])
@@ -298,20 +306,20 @@ public struct Insights: Sendable {
             return launches > 0 ? Double(count) / launches : Double(count)
         }
         let measure = baseLaunches > 0 && targetLaunches > 0 ? "per launch" : "count"
-        let hangSides = filter.needsRawEvents ? try events.hangs(projectID: projectID, filter: filter, now: now, versions: versions)
+        let hangSides = rawFromEvents ? try events.hangs(projectID: projectID, filter: filter, now: now, versions: versions)
             : try sides { try hangs(projectID: projectID, filter: $0, now: now) }
         let baseHangs = Dictionary(uniqueKeysWithValues: (hangSides[base] ?? []).map { ($0.page, $0) })
         let targetHangs = Dictionary(uniqueKeysWithValues: (hangSides[target] ?? []).map { ($0.page, $0) })
         for page in Set(baseHangs.keys).union(targetHangs.keys).sorted() {
             row("hangs", page, "hangs \(measure)", rate(baseHangs[page]?.hangs, baseLaunches), rate(targetHangs[page]?.hangs, targetLaunches))
         }
-        let crashSides = Self.readsEvents(filter) ? try crashesFromEvents(projectID: projectID, filter: filter, now: now, versions: versions)
+        let crashSides = bothFromEvents ? try crashesFromEvents(projectID: projectID, filter: filter, now: now, versions: versions)
             : try sides { try crashes(projectID: projectID, filter: $0, now: now) }
         let crashesBase = crashSides[base] ?? [:], crashesTarget = crashSides[target] ?? [:]
         for kind in Set(crashesBase.keys).union(crashesTarget.keys).sorted() {
             row("crashes", kind, "crashes \(measure)", rate(crashesBase[kind], baseLaunches), rate(crashesTarget[kind], targetLaunches))
         }
-        let networkSides = Self.readsEvents(filter) ? try events.network(projectID: projectID, filter: filter, now: now, versions: versions)
+        let networkSides = bothFromEvents ? try events.network(projectID: projectID, filter: filter, now: now, versions: versions)
             : try sides { try network(projectID: projectID, filter: $0, now: now) }
         let networkBase = Dictionary(uniqueKeysWithValues: (networkSides[base] ?? []).map { ($0.template, $0) })
         let networkTarget = Dictionary(uniqueKeysWithValues: (networkSides[target] ?? []).map { ($0.template, $0) })
@@ -326,7 +334,7 @@ public struct Insights: Sendable {
         for kind in Set(launchesBase.versions.map(\.kind)).union(launchesTarget.versions.map(\.kind)).sorted() {
             row("launch", kind, "TTID p50 ms", kindsBase[kind], kindsTarget[kind])
         }
-        let frameSides = filter.needsRawEvents ? try events.frames(projectID: projectID, filter: filter, now: now, versions: versions)
+        let frameSides = rawFromEvents ? try events.frames(projectID: projectID, filter: filter, now: now, versions: versions)
             : try sides { try frames(projectID: projectID, filter: $0, now: now) }
         let framesBase = Dictionary(uniqueKeysWithValues: (frameSides[base] ?? []).map { ($0.page, $0) })
         let framesTarget = Dictionary(uniqueKeysWithValues: (frameSides[target] ?? []).map { ($0.page, $0) })
@@ -338,7 +346,7 @@ public struct Insights: Sendable {
 
     /// Headline numbers.
     public func overview(projectID: Int64) throws -> Overview {
-        let rows = try store.rollupSums(projectID: projectID, metrics: ["events"], filter: RollupFilter(byDay: true))
+        let rows = try rollupSource.rollupSums(projectID: projectID, metrics: ["events"], filter: RollupFilter(byDay: true))
         var byType: [String: Int64] = [:]
         var byDay: [String: Int64] = [:]
         for row in rows {
@@ -348,7 +356,7 @@ public struct Insights: Sendable {
         let issues = try store.issues(projectID: projectID, limit: 1000)
         return Overview(eventsByType: byType, eventsByDay: byDay, crashIssues: issues.filter { $0.kind == "crash" }.count,
                         hangIssues: issues.filter { $0.kind == "hang" }.count,
-                        pending: try store.eventCounts(projectID: projectID).pending, versions: try store.appVersions(projectID: projectID))
+                        pending: try store.eventCounts(projectID: projectID).pending, versions: try rollupSource.appVersions(projectID: projectID))
     }
 
     /// `YYYY-MM-DD` for a day number.

@@ -68,7 +68,7 @@ enum ReleaseRoutes {
             let days = try self.days(request)
             let filter = try context.dashboardFilter(request, defaultRange: .recent(hours: days * 24))
             let span = filter.days(now: context.clock.wallNow())
-            let releases = try context.store.releaseHealth(projectID: project.id, sinceDay: span.first, untilDay: span.last,
+            let releases = try context.rollups.releaseHealth(projectID: project.id, sinceDay: span.first, untilDay: span.last,
                                                            version: filter.release)
             return .json(encoding: Answer(days: days, releases: releases.map {
                 Release(total: Figures($0.total), days: $0.days.map(Figures.init))

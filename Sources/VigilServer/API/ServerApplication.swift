@@ -66,19 +66,31 @@ public final class ServerApplication: Sendable {
                                        clock: clock, log: log,
                                        transitionHandler: { transitions, connection in
                                            try AlertEvaluator.fire(for: transitions, on: connection)
-                                       })
+                                       },
+                                       rows: options.events == nil ? .whole : .outlineUnlessRead)
         let deliverer = WebhookDeliverer(store: store, clock: clock, schedule: options.alertRetry,
                                          timeoutSeconds: options.alertTimeoutSeconds, log: log)
         let evaluator = AlertEvaluator(store: store, clock: clock, interval: options.alertIntervalSeconds,
                                        onFired: { deliverer.wake() }, log: log)
+        var eventSink: ClickHouseEventSink?
+        var rollups: (any RollupSource)?
+        if let location = options.events {
+            let cluster = try ClickHouseCluster(location)
+            try cluster.createSchema()
+            let sink = try ClickHouseEventSink(cluster: cluster, spool: try EventSpool(directory: options.eventsSpoolDirectory), log: log)
+            eventSink = sink
+            rollups = ClickHouseEventStore(cluster: cluster)
+        }
         context = ServerContext(options: options, store: store,
                                 authenticator: Authenticator(store: store, adminTokenHash: adminHash, sessionSecret: secret, clock: clock),
                                 rateLimiter: RateLimiter(perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst, clock: clock),
                                 ingestor: EventIngestor(store: store, clock: clock, decoder: options.decoder,
-                                                        processor: options.workers > 0 && options.processAtIngest ? processor : nil),
+                                                        processor: options.workers > 0 && options.processAtIngest ? processor : nil,
+                                                        sink: eventSink, sinkAnalyzer: processor),
                                 processor: processor, symbolTables: symbolTables, metrics: metrics,
                                 symbolication: symbolication, reportImporter: reportImporter, clock: clock,
-                                alertEvaluator: evaluator, webhookDeliverer: deliverer)
+                                alertEvaluator: evaluator, webhookDeliverer: deliverer,
+                                rollups: rollups, eventSink: eventSink)
         var router = HTTPRouter()
         APIRoutes.install(into: &router, context: context)
         OTLPRoutes.install(into: &router, context: context)
@@ -93,6 +105,7 @@ public final class ServerApplication: Sendable {
             metricsSink.recordRequest(route: route, status: status, seconds: seconds)
         }
         if options.workers > 0 { processor.start(workers: options.workers) }
+        eventSink?.start()
         if options.alertWorkers {
             deliverer.start(pollSeconds: options.alertPollSeconds)
             evaluator.start()
@@ -112,6 +125,7 @@ public final class ServerApplication: Sendable {
     public func stop() {
         http.stop()
         retention?.stop()
+        context.eventSink?.stop()
         context.processor.stop()
         context.alertEvaluator.stop()
         context.webhookDeliverer.stop()

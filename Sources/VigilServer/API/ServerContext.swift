@@ -23,6 +23,10 @@ public final class ServerContext: Sendable {
     public let metrics: ServerMetrics
     /// Aggregate views over the roll-ups.
     public let insights: Insights
+    /// Where roll-ups are read: the main database's tables, or the event table on ClickHouse.
+    public let rollups: any RollupSource
+    /// Delivers events to ClickHouse, with `--events`.
+    public let eventSink: ClickHouseEventSink?
     /// Builds and opens SymCaches, when plugged in.
     public let symbolication: (any SymbolicationEngine)?
     /// Reads crash-report files, when plugged in.
@@ -37,7 +41,8 @@ public final class ServerContext: Sendable {
     init(options: ServerOptions, store: ServerStore, authenticator: Authenticator, rateLimiter: RateLimiter,
          ingestor: EventIngestor, processor: EventProcessor, symbolTables: SymbolTableCache, metrics: ServerMetrics,
          symbolication: (any SymbolicationEngine)?, reportImporter: (any CrashReportImporter)?, clock: any VigilClock,
-         alertEvaluator: AlertEvaluator, webhookDeliverer: WebhookDeliverer) {
+         alertEvaluator: AlertEvaluator, webhookDeliverer: WebhookDeliverer,
+         rollups: (any RollupSource)? = nil, eventSink: ClickHouseEventSink? = nil) {
         self.options = options
         self.store = store
         self.authenticator = authenticator
@@ -46,7 +51,9 @@ public final class ServerContext: Sendable {
         self.processor = processor
         self.symbolTables = symbolTables
         self.metrics = metrics
-        self.insights = Insights(store: store)
+        self.rollups = rollups ?? store
+        self.eventSink = eventSink
+        self.insights = Insights(store: store, rollups: rollups ?? store)
         self.symbolication = symbolication
         self.reportImporter = reportImporter
         self.clock = clock
@@ -133,5 +140,15 @@ public final class ServerContext: Sendable {
         } catch {
             throw HTTPError.badRequest("\(error)", code: "bad_filter")
         }
+    }
+
+    /// Throws a `501` naming `view` when the events live in ClickHouse (`--events`): views not
+    /// yet given a ClickHouse form read event payloads the main database then keeps only in
+    /// outline (``EventRowContent``).
+    func requireEventsInDatabase(_ view: String) throws {
+        guard options.events != nil else { return }
+        throw HTTPError(status: 501, code: "unavailable_with_events",
+                        reason: "\(view) reads request events from the main database; with --events they are kept in ClickHouse only, "
+                            + "and this view has no ClickHouse form yet")
     }
 }

@@ -35,6 +35,11 @@ public struct ServerOptions: Sendable {
     public var spoolDirectory: String
     /// The project created at first start and used when a request names none.
     public var defaultProject = "default"
+    /// The ClickHouse cluster events also go to, and roll-ups are read from (`--events`); nil:
+    /// the main database's roll-up tables only.
+    public var events: ClickHouseLocation?
+    /// Where batches wait until ClickHouse confirms them (`--events-spool`).
+    public var eventsSpoolDirectory = ".vigil/events-spool"
     /// Days of raw events to keep (by the events' own time); nil keeps them forever. Roll-ups
     /// and issues are kept whatever this says (``RetentionPruner``).
     public var retentionDays: Double?

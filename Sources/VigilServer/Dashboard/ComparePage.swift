@@ -3,7 +3,7 @@ import Foundation
 /// `/compare`: what got worse (or better) between two versions.
 enum ComparePage {
     static func render(_ page: DashboardPage) throws -> HTTPResponse {
-        let versions = try page.context.store.appVersions(projectID: page.project.id)
+        let versions = try page.context.rollups.appVersions(projectID: page.project.id)
         let target = page.request.query["target"].flatMap { $0.isEmpty ? nil : $0 } ?? versions.first
         let base = page.request.query["base"].flatMap { $0.isEmpty ? nil : $0 } ?? versions.dropFirst().first
         var html = HTML()

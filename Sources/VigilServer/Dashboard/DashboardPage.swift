@@ -89,7 +89,7 @@ struct DashboardPage {
         html.raw("\"></label>")
         let aggregates = EventAggregates(store: context.store)
         let choices: [(String, String, String?, [String])] = [
-            ("release", "Release", filter.release, try context.store.appVersions(projectID: project.id)),
+            ("release", "Release", filter.release, try context.rollups.appVersions(projectID: project.id)),
             ("os", "OS version", filter.osVersion, try aggregates.distinctValues(projectID: project.id, column: "os_version")),
             ("device", "Device", filter.deviceModel, try aggregates.distinctValues(projectID: project.id, column: "device_model")),
             ("page", "Page", filter.page, try context.store.rollupDimensions(projectID: project.id, metrics: ["hang", "frames.windows"])),

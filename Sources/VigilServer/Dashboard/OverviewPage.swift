@@ -18,7 +18,7 @@ enum OverviewPage {
         }
         html.raw("</div>")
         // The latest release's health, when sessions are reported.
-        if let newest = try page.context.store.appVersions(projectID: page.project.id).first,
+        if let newest = try page.context.rollups.appVersions(projectID: page.project.id).first,
            let latest = try ReleasesPage.health(page, version: newest).first?.total {
             html.raw("<h2>Latest release: ")
             html.text(latest.name)

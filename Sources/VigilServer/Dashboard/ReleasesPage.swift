@@ -63,8 +63,8 @@ enum ReleasesPage {
     /// `version` narrows to one release (the overview's latest) when the filter names none.
     static func health(_ page: DashboardPage, version: String? = nil) throws -> [(total: ReleaseHealth, days: [ReleaseHealth])] {
         let days = page.filter.days(now: page.now)
-        return try page.context.store.releaseHealth(projectID: page.project.id, sinceDay: days.first, untilDay: days.last,
-                                                    version: page.filter.release ?? version, dailyUsers: false)
+        return try page.context.rollups.releaseHealth(projectID: page.project.id, sinceDay: days.first, untilDay: days.last,
+                                                      version: page.filter.release ?? version, dailyUsers: false)
     }
 
     /// Release health is kept per release and day only: what of the filter it cannot apply.

@@ -23,6 +23,7 @@ public final class EventProcessor: Sendable {
     private let batchSize: Int
     private let log: @Sendable (String) -> Void
     private let transitionHandler: IssueTransitionHandler?
+    private let rows: EventRowContent
     private let condition = NSCondition()
     /// Serializes this server's workers on SQLite, where batches are read outside a transaction.
     private let processingLock = NSLock()
@@ -37,12 +38,16 @@ public final class EventProcessor: Sendable {
     }
 
     /// A processor for `store`; `transitionHandler` receives every processing transaction's
-    /// issue transitions inside it (``IssueTransitionHandler``).
+    /// issue transitions inside it (``IssueTransitionHandler``). `rows` says how much of each
+    /// event processing at ingest keeps in `apm_event` (``EventRowContent``; outlines when the
+    /// events also go to ClickHouse).
     public init(store: ServerStore, symbols: SymbolTableCache, crashAnalyzer: (any CrashAnalyzer)? = nil,
                 policy: InAppPolicy = InAppPolicy(), metrics: ServerMetrics = ServerMetrics(),
                 clock: any VigilClock = SystemClock(), batchSize: Int = 250,
-                log: @escaping @Sendable (String) -> Void = { _ in }, transitionHandler: IssueTransitionHandler? = nil) {
+                log: @escaping @Sendable (String) -> Void = { _ in }, transitionHandler: IssueTransitionHandler? = nil,
+                rows: EventRowContent = .whole) {
         self.store = store
+        self.rows = rows
         self.transitionHandler = transitionHandler
         self.symbols = symbols
         self.crashAnalyzer = crashAnalyzer
@@ -170,7 +175,7 @@ public final class EventProcessor: Sendable {
                 return try store.database.write { connection in
                     let now = ServerStore.millis(clock.wallNow())
                     return try ServerStore.insertProcessed(group, on: connection, now: now, checkDuplicates: attempt > 1,
-                                                           onTransitions: transitionHandler)
+                                                           onTransitions: transitionHandler, rows: rows)
                         .map { ($0, now) }
                 }
             } catch let conflict as ConcurrentEventInsert {

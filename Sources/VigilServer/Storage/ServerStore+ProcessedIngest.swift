@@ -42,7 +42,8 @@ extension ServerStore {
     /// The group's issue transitions go to `onTransitions` inside the transaction, before the
     /// counts (see ``IssueTransitionHandler``).
     static func insertProcessed(_ items: [ProcessedInsert], on connection: any DatabaseConnection, now: Int64,
-                                checkDuplicates: Bool = true, onTransitions: IssueTransitionHandler? = nil) throws -> [Set<String>] {
+                                checkDuplicates: Bool = true, onTransitions: IssueTransitionHandler? = nil,
+                                rows: EventRowContent = .whole) throws -> [Set<String>] {
         // 1. Which events are new: not stored before, not earlier in this group.
         var existing: [Int64: Set<String>] = [:]
         if checkDuplicates {
@@ -82,8 +83,8 @@ extension ServerStore {
             let projectID = items[itemIndex].projectID
             let issue = items[itemIndex].analyses[index].issue
             let issueID = issue.flatMap { issueIDs[IssueKey(projectID: projectID, fingerprint: $0.fingerprint.value)] }
-            appendArguments(of: items[itemIndex].records[index], projectID: projectID, received: items[itemIndex].receivedAt,
-                            to: &arguments)
+            appendArguments(of: rows.stored(items[itemIndex].records[index], hasIssue: issue != nil), projectID: projectID,
+                            received: items[itemIndex].receivedAt, to: &arguments)
             arguments.append(.optional(issue?.fingerprint.value))
             arguments.append(.optional(issueID))
             arguments.append(.optional(issue?.framesJSON))
@@ -107,16 +108,17 @@ extension ServerStore {
         }
         guard storedCount == order.count else { throw ConcurrentEventInsert(expected: order.count, stored: storedCount) }
         // The group's request facts, one write per project, from the payloads decoded at ingest.
+        // With the events elsewhere (`--events`), their store serves the request views (EventRowContent).
         var facts: [Int64: [RequestFact]] = [:]
-        for (item, indices) in zip(items, fresh) {
+        for (item, indices) in zip(items, fresh) where rows == .whole {
             for index in indices {
                 if let fact = RequestFact(item.records[index], payload: item.analyses[index].event.decoded?.payload) {
                     facts[item.projectID, default: []].append(fact)
                 }
             }
         }
-        for (projectID, rows) in facts.sorted(by: { $0.key < $1.key }) {
-            try Self.writeRequestFacts(on: connection, projectID: projectID, facts: rows)
+        for (projectID, projectFacts) in facts.sorted(by: { $0.key < $1.key }) {
+            try Self.writeRequestFacts(on: connection, projectID: projectID, facts: projectFacts)
         }
         var counts = EventCountDelta()
         for (item, indices) in zip(items, fresh) { counts.add(projectID: item.projectID, state: 1, indices.count) }

@@ -1,7 +1,7 @@
 import Foundation
 import VigilCore
 
-extension ServerStore {
+extension RollupSource {
     /// Release health of the project from `sinceDay` to `untilDay` (days since 1970, both
     /// included; nil: open), of one app `version` when given:
     /// one ``ReleaseHealth`` per release over the period, newest version first, and beside
@@ -19,7 +19,7 @@ extension ServerStore {
         -> [(total: ReleaseHealth, days: [ReleaseHealth])] {
         var filter = RollupFilter(version: version, sinceDay: sinceDay, byVersion: true, byDay: true)
         filter.untilDay = untilDay
-        struct Key: Hashable { var version: String; var build: String; var day: Int64? }
+        typealias Key = ReleaseHealthKey
         var figures: [Key: ReleaseHealth] = [:]
         func update(_ key: Key, _ change: (inout ReleaseHealth) -> Void) {
             change(&figures[key, default: ReleaseHealth(version: key.version, build: key.build, day: key.day)])
@@ -40,32 +40,20 @@ extension ServerStore {
         }
         // Sketches: per day as stored, and per release merged over the days.
         var sketches: [Key: (users: HyperLogLog, crashed: HyperLogLog)] = [:]
-        try database.read { connection in
-            var sql = dailyUsers ? """
-                SELECT app_version, dimension, metric, day, register, rank FROM rollup_sketches
-                WHERE project_id = ? AND metric IN (?, ?)
-                """ : """
-                SELECT app_version, dimension, metric, register, MAX(rank) AS rank FROM rollup_sketches
-                WHERE project_id = ? AND metric IN (?, ?)
-                """
-            var arguments: [SQLValue] = [.integer(projectID), .text(ReleaseMetric.users), .text(ReleaseMetric.crashedUsers)]
-            if let sinceDay { sql += " AND day >= ?"; arguments.append(.integer(sinceDay)) }
-            if let untilDay { sql += " AND day <= ?"; arguments.append(.integer(untilDay)) }
-            if let version { sql += " AND app_version = ?"; arguments.append(.text(version)) }
-            if !dailyUsers { sql += " GROUP BY app_version, dimension, metric, register" }
-            for row in try connection.query(sql, arguments) {
-                let version = row.string("app_version") ?? "", build = row.string("dimension") ?? ""
-                let crashed = row.string("metric") == ReleaseMetric.crashedUsers
-                let register = row.int("register"), rank = UInt8(clamping: row.int("rank"))
-                let keys = dailyUsers ? [Key(version: version, build: build, day: row.int64("day")), Key(version: version, build: build, day: nil)]
-                    : [Key(version: version, build: build, day: nil)]
-                for key in keys {
-                    // In place: copying a sketch out and back would copy its 16 KiB of registers per row.
-                    if crashed {
-                        sketches[key, default: (HyperLogLog(), HyperLogLog())].crashed.set(register: register, rank: rank)
-                    } else {
-                        sketches[key, default: (HyperLogLog(), HyperLogLog())].users.set(register: register, rank: rank)
-                    }
+        var sketchFilter = filter
+        sketchFilter.byDay = dailyUsers
+        for row in try sketchRegisters(projectID: projectID, metrics: [ReleaseMetric.users, ReleaseMetric.crashedUsers],
+                                       filter: sketchFilter) {
+            let crashed = row.metric == ReleaseMetric.crashedUsers
+            let keys = dailyUsers ? [Key(version: row.appVersion, build: row.dimension, day: row.day),
+                                     Key(version: row.appVersion, build: row.dimension, day: nil)]
+                : [Key(version: row.appVersion, build: row.dimension, day: nil)]
+            for key in keys {
+                // In place: copying a sketch out and back would copy its 16 KiB of registers per row.
+                if crashed {
+                    sketches[key, default: (HyperLogLog(), HyperLogLog())].crashed.set(register: row.register, rank: row.rank)
+                } else {
+                    sketches[key, default: (HyperLogLog(), HyperLogLog())].users.set(register: row.register, rank: row.rank)
                 }
             }
         }
@@ -101,7 +89,7 @@ extension ServerStore {
             update(key) { health in health.adoption = all > 0 ? Double(health.sessions) / Double(all) : 0 }
         }
         let totals = figures.filter { $0.key.day == nil }.values.sorted { a, b in
-            a.version != b.version ? Self.versionPrecedes(b.version, a.version) : Self.versionPrecedes(b.build, a.build)
+            a.version != b.version ? ServerStore.versionPrecedes(b.version, a.version) : ServerStore.versionPrecedes(b.build, a.build)
         }
         return totals.map { total in
             let days = figures.values.filter { $0.day != nil && $0.version == total.version && $0.build == total.build }
@@ -109,4 +97,11 @@ extension ServerStore {
             return (total, days)
         }
     }
+}
+
+/// A release (version and build) over the period (`day` nil) or on one day.
+struct ReleaseHealthKey: Hashable {
+    var version: String
+    var build: String
+    var day: Int64?
 }

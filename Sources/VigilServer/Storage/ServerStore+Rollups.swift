@@ -43,6 +43,10 @@ public struct RollupFilter: Sendable, Hashable {
     public var byVersion = false
     /// Keep days apart.
     public var byDay = false
+    /// What only a source that holds the events themselves can narrow by (exact times, OS
+    /// version, device model, the event's page); nil for the roll-up tables, which are not kept
+    /// by them. Set only when ``RollupSource/filtersEvents``.
+    public var events: EventNarrowing? = nil
 
     /// Creates a filter.
     public init(version: String? = nil, sinceDay: Int64? = nil, byVersion: Bool = false, byDay: Bool = false) {
@@ -60,6 +64,31 @@ public struct RollupFilter: Sendable, Hashable {
         self.init(version: filter.release, sinceDay: days.first, byVersion: byVersion, byDay: byDay)
         untilDay = days.last
         if pageIsDimension { dimension = filter.page }
+    }
+}
+
+/// The part of a ``DashboardFilter`` that roll-up tables cannot apply and an event table can:
+/// the exact time range (ms since 1970, start inclusive, end exclusive), OS version, device
+/// model, and the page an event was on (the column, not a roll-up's dimension).
+public struct EventNarrowing: Sendable, Hashable {
+    /// First millisecond included; nil: open.
+    public var start: Int64?
+    /// First millisecond excluded; nil: open.
+    public var end: Int64?
+    /// Only this OS version.
+    public var osVersion: String?
+    /// Only this device model.
+    public var deviceModel: String?
+    /// Only events on this page.
+    public var page: String?
+
+    /// The filter's exact range, OS version and device model, and its page when the page is not
+    /// the roll-up's dimension already.
+    public init(_ filter: DashboardFilter, now: Date, pageIsDimension: Bool) {
+        (start, end) = filter.interval(now: now)
+        osVersion = filter.osVersion
+        deviceModel = filter.deviceModel
+        page = pageIsDimension ? nil : filter.page
     }
 }
 
@@ -134,6 +163,7 @@ extension ServerStore {
     }
 
     private static func `where`(projectID: Int64, metrics: [String], filter: RollupFilter) -> (String, [SQLValue]) {
+        precondition(filter.events == nil, "the roll-up tables are not kept by OS, device or exact time")
         var clause = "project_id = ? AND metric IN (\(Array(repeating: "?", count: metrics.count).joined(separator: ", ")))"
         var arguments: [SQLValue] = [.integer(projectID)] + metrics.map { .text($0) }
         if let version = filter.version { clause += " AND app_version = ?"; arguments.append(.text(version)) }

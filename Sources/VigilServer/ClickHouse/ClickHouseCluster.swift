@@ -1,0 +1,116 @@
+import Foundation
+
+/// The ClickHouse cluster Vigil keeps events in: the entry node (reads through the
+/// `Distributed` table) and one writable node per shard (inserts into its local table).
+///
+/// Threading: immutable; safe to share. Every call is a blocking HTTP request.
+public final class ClickHouseCluster: Sendable {
+    /// Where it was told to connect.
+    public let location: ClickHouseLocation
+    /// The node reads go to.
+    public let entry: ClickHouseNode
+    /// One node per shard, in the cluster's shard order.
+    public let shards: [ClickHouseNode]
+
+    /// The database-qualified local table.
+    public var localTable: String { "\(location.database).apm_event_local" }
+    /// The database-qualified `Distributed` table.
+    public var distributedTable: String { "\(location.database).apm_event" }
+    /// The database-qualified `Distributed` table over a roll-up (`apm_rollup_sums`,
+    /// `apm_rollup_histograms`, `apm_rollup_sketches`).
+    func rollupTable(_ name: String) -> String { "\(location.database).\(name)" }
+
+    /// Connects to the entry node, finds the cluster's shards in `system.clusters`, and creates
+    /// the database and tables where missing (``ClickHouseSchema``).
+    ///
+    /// Throws ``ClickHouseError/cluster(_:)`` when the entry node does not know the cluster, or
+    /// `nodes=` lists a different number of nodes than the cluster has shards.
+    public init(_ location: ClickHouseLocation, timeout: Double = 30) throws {
+        self.location = location
+        entry = ClickHouseNode(host: location.host, port: location.port, user: location.user, password: location.password,
+                               timeout: timeout)
+        let rows = try entry.rows("""
+            SELECT shard_num, host_name FROM system.clusters
+            WHERE cluster = \(ClickHouseNode.literal(location.cluster)) AND replica_num = 1 ORDER BY shard_num
+            """)
+        guard !rows.isEmpty else {
+            throw ClickHouseError.cluster("the node at \(location.host):\(location.port) has no cluster \"\(location.cluster)\" "
+                + "in its remote_servers")
+        }
+        if let nodes = location.nodes {
+            guard nodes.count == rows.count else {
+                throw ClickHouseError.cluster("nodes= lists \(nodes.count) nodes but cluster \"\(location.cluster)\" has \(rows.count) shards")
+            }
+            shards = nodes.map { ClickHouseNode(host: $0.host, port: $0.port, user: location.user, password: location.password,
+                                                timeout: timeout) }
+        } else {
+            shards = rows.map { ClickHouseNode(host: $0[1] ?? location.host, port: location.port, user: location.user,
+                                               password: location.password, timeout: timeout) }
+        }
+    }
+
+    /// Creates the database and the tables where missing, and brings each shard to
+    /// ``ClickHouseSchema/version``: the event table and the roll-ups with their materialized
+    /// views on every shard node, the `Distributed` tables on the entry node. A shard that held
+    /// events before it had the roll-ups (version 1) gets them filled from those rows, once.
+    ///
+    /// Several servers may start at once on a new cluster (every `CREATE` is `IF NOT EXISTS`).
+    /// The version-1 → 2 fill is not safe against another writer: between creating a view and
+    /// the fill, rows inserted by another server would be counted twice, so a cluster written
+    /// by an older server is upgraded by starting one server first (docs/server.md).
+    public func createSchema() throws {
+        let database = location.database
+        for node in shards + [entry] {
+            try node.execute("CREATE DATABASE IF NOT EXISTS \(database)")
+        }
+        for node in shards {
+            try node.execute(ClickHouseSchema.versionTable(database: database))
+            let held = Int(try node.rows("SELECT max(version) FROM \(database).vigil_schema_version").first?.first??.description ?? "") ?? 0
+            guard held < ClickHouseSchema.version else { continue }
+            let hadEvents = try node.rows("""
+                SELECT count() FROM system.tables WHERE database = \(ClickHouseNode.literal(database)) AND name = 'apm_event_local'
+                """).first?.first??.description == "1"
+            let hadRollups = try node.rows("""
+                SELECT count() FROM system.tables WHERE database = \(ClickHouseNode.literal(database)) AND name = 'apm_rollup_sums_mv'
+                """).first?.first??.description == "1"
+            try node.execute(ClickHouseSchema.localTable(database: database))
+            for statement in ClickHouseSchema.rollupTables(database: database) { try node.execute(statement) }
+            if hadEvents && !hadRollups {
+                for statement in ClickHouseSchema.rollupBackfill(database: database) { try node.execute(statement) }
+            }
+            try node.execute("INSERT INTO \(database).vigil_schema_version (version) VALUES (\(ClickHouseSchema.version))")
+        }
+        try entry.execute(ClickHouseSchema.distributedTable(database: database, cluster: location.cluster))
+        for statement in ClickHouseSchema.rollupDistributedTables(database: database, cluster: location.cluster) {
+            try entry.execute(statement)
+        }
+    }
+
+    /// The shard (0-based) an event id's row goes to: FNV-1a of the id, modulo the shard count.
+    static func shard<S: StringProtocol>(of id: S, shards: Int) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in id.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return Int(hash % UInt64(max(1, shards)))
+    }
+
+    /// How many rows of each of `ids` the shard's local table holds (ids it lacks are absent).
+    func heldBatches(shard: Int, ids: [Int64]) throws -> [Int64: Int] {
+        guard !ids.isEmpty else { return [:] }
+        let list = ids.map { String(UInt64(bitPattern: $0)) }.joined(separator: ", ")
+        var held: [Int64: Int] = [:]
+        for row in try shards[shard].rows("SELECT batch_id, count() FROM \(localTable) WHERE batch_id IN (\(list)) GROUP BY batch_id") {
+            if let id = row[0].flatMap({ UInt64($0) }), let count = row[1].flatMap({ Int($0) }) {
+                held[Int64(bitPattern: id)] = count
+            }
+        }
+        return held
+    }
+
+    /// Inserts `rows` (JSONEachRow) into the shard's local table in one block.
+    func insert(shard: Int, _ rows: Data) throws {
+        try shards[shard].insertJSONEachRow(into: localTable, rows)
+    }
+}

@@ -1,0 +1,143 @@
+/// The event tables on ClickHouse, in SQL that ClickHouse 18.16 (Debian 12's) and current
+/// releases both accept.
+///
+/// - `apm_event_local`, on every shard: a `MergeTree` partitioned by month of `occurred_at` and
+///   ordered by `(project_id, type, occurred_at)`, so a dashboard query reads only its project's
+///   rows of the types it needs. Beside the wide event columns, each row carries what the event
+///   adds to the roll-ups — `(metric, dimension, count, total)` sums, histogram observations as
+///   log buckets (``LogHistogram``), and distinct-count sketch registers — as parallel arrays,
+///   computed by the same analysis as on SQLite/PostgreSQL; a roll-up is a `GROUP BY` over an
+///   `ARRAY JOIN`, so the figures equal the roll-up tables' exactly. `batch_id` names the spool
+///   batch that wrote the row (exactly-once delivery, see ``ClickHouseEventSink``).
+/// - `apm_event`, on the entry node: a `Distributed` table over the cluster, for reading.
+/// - The roll-ups (version 2), on every shard: `apm_rollup_sums_local` and
+///   `apm_rollup_histograms_local` (`SummingMergeTree`), `apm_rollup_sketches_local`
+///   (`AggregatingMergeTree` of `maxState` per HyperLogLog register), each filled by a
+///   materialized view (`…_mv TO …`) from every block inserted into the shard's
+///   `apm_event_local`, grouped per block; on the entry node a `Distributed` table over each.
+///   Ordered by `(project_id, metric, app_version, day, dimension…)`, the keys the roll-up
+///   filters use. Readers always re-aggregate (`sum`, `maxMerge` with `GROUP BY`): merges
+///   collapse rows only eventually, and an answer must not depend on whether they ran.
+///   `vigil_schema_version` on each shard records what it was brought to; moving a shard from
+///   version 1 to 2 backfills its roll-ups from the rows it already holds (``rollupBackfill(database:)``).
+///
+/// Avoided for 18.16: the `LowCardinality` and `DateTime64` types, `Nested` columns (plain
+/// arrays instead), query parameters (`{name:Type}`; values are escaped literals instead),
+/// `ON CLUSTER` DDL (it needs ZooKeeper; each shard node gets its own `CREATE`), `toDate` of a
+/// number (days in old releases, seconds in new ones: `toDateTime` of seconds instead), and
+/// settings in `CREATE … SETTINGS` other than `index_granularity`.
+enum ClickHouseSchema {
+    /// The version these statements create.
+    static let version = 2
+
+    /// The columns, in order, shared by the local and the distributed table.
+    static let columns: [(name: String, type: String)] = [
+        ("project_id", "Int64"), ("type", "String"), ("occurred_at", "Int64"), ("id", "String"), ("received_at", "Int64"),
+        ("day", "Int64"), ("app_id", "String"), ("app_version", "String"), ("app_build", "String"), ("os", "String"),
+        ("os_version", "String"), ("device_model", "String"), ("page", "Nullable(String)"), ("session_id", "String"),
+        ("duration_ms", "Nullable(Float64)"), ("user_key", "Nullable(String)"), ("tags_json", "String"),
+        ("payload_json", "String"), ("images_json", "Nullable(String)"), ("context_json", "Nullable(String)"),
+        ("sum_metric", "Array(String)"), ("sum_dimension", "Array(String)"), ("sum_count", "Array(Int64)"),
+        ("sum_total", "Array(Float64)"), ("obs_metric", "Array(String)"), ("obs_dimension", "Array(String)"),
+        ("obs_bucket", "Array(Int32)"), ("sketch_metric", "Array(String)"), ("sketch_dimension", "Array(String)"),
+        ("sketch_register", "Array(UInt16)"), ("sketch_rank", "Array(UInt8)"), ("batch_id", "UInt64"),
+    ]
+
+    private static var columnList: String {
+        columns.map { "    \($0.name) \($0.type)" }.joined(separator: ",\n")
+    }
+
+    /// The shard-local table. `engine` is `MergeTree()` or, with replicas, e.g.
+    /// `ReplicatedMergeTree('/clickhouse/tables/{shard}/vigil/apm_event', '{replica}')`.
+    static func localTable(database: String, engine: String = "MergeTree()") -> String {
+        """
+        CREATE TABLE IF NOT EXISTS \(database).apm_event_local (
+        \(columnList)
+        ) ENGINE = \(engine)
+        PARTITION BY toYYYYMM(toDateTime(intDiv(occurred_at, 1000)))
+        ORDER BY (project_id, type, occurred_at)
+        SETTINGS index_granularity = 8192
+        """
+    }
+
+    /// The roll-up tables as (name, columns, engine, order key, the view's SELECT over the
+    /// shard's `apm_event_local`). The views group each inserted block, so a block of N events
+    /// adds one row per (project, metric, version, day, dimension) it touches, not N.
+    static func rollups(database: String) -> [(name: String, columns: String, engine: String, order: String, select: String)] {
+        let events = "\(database).apm_event_local"
+        return [
+            ("apm_rollup_sums",
+             "project_id Int64, metric String, app_version String, day Int64, dimension String, event_count Int64, total Float64",
+             "SummingMergeTree()", "project_id, metric, app_version, day, dimension",
+             """
+             SELECT project_id, metric, app_version, day, dimension, sum(c) AS event_count, sum(t) AS total FROM \(events)
+             ARRAY JOIN sum_metric AS metric, sum_dimension AS dimension, sum_count AS c, sum_total AS t
+             GROUP BY project_id, metric, app_version, day, dimension
+             """),
+            ("apm_rollup_histograms",
+             "project_id Int64, metric String, app_version String, day Int64, dimension String, bucket Int32, observations Int64",
+             "SummingMergeTree()", "project_id, metric, app_version, day, dimension, bucket",
+             """
+             SELECT project_id, metric, app_version, day, dimension, bucket, toInt64(count()) AS observations FROM \(events)
+             ARRAY JOIN obs_metric AS metric, obs_dimension AS dimension, obs_bucket AS bucket
+             GROUP BY project_id, metric, app_version, day, dimension, bucket
+             """),
+            ("apm_rollup_sketches",
+             "project_id Int64, metric String, app_version String, day Int64, dimension String, register UInt16, "
+                + "rank AggregateFunction(max, UInt8)",
+             "AggregatingMergeTree()", "project_id, metric, app_version, day, dimension, register",
+             """
+             SELECT project_id, metric, app_version, day, dimension, sk_register AS register, maxState(sk_rank) AS rank
+             FROM \(events)
+             ARRAY JOIN sketch_metric AS metric, sketch_dimension AS dimension, sketch_register AS sk_register, sketch_rank AS sk_rank
+             GROUP BY project_id, metric, app_version, day, dimension, register
+             """),
+        ]
+    }
+
+    /// The statements that create the roll-up tables and their views on one shard node, in
+    /// order (a target table before its view). Idempotent.
+    static func rollupTables(database: String) -> [String] {
+        rollups(database: database).flatMap { rollup in
+            [
+                """
+                CREATE TABLE IF NOT EXISTS \(database).\(rollup.name)_local (\(rollup.columns))
+                ENGINE = \(rollup.engine)
+                PARTITION BY toYYYYMM(toDateTime(day * 86400))
+                ORDER BY (\(rollup.order))
+                SETTINGS index_granularity = 8192
+                """,
+                "CREATE MATERIALIZED VIEW IF NOT EXISTS \(database).\(rollup.name)_mv TO \(database).\(rollup.name)_local AS \(rollup.select)",
+            ]
+        }
+    }
+
+    /// The statements that fill one shard's roll-up tables from the events it already holds:
+    /// the views' own SELECTs, run once by the migration from version 1.
+    static func rollupBackfill(database: String) -> [String] {
+        rollups(database: database).map { "INSERT INTO \(database).\($0.name)_local \($0.select)" }
+    }
+
+    /// The `Distributed` tables over the roll-ups, on the entry node.
+    static func rollupDistributedTables(database: String, cluster: String) -> [String] {
+        rollups(database: database).map {
+            "CREATE TABLE IF NOT EXISTS \(database).\($0.name) (\($0.columns)) "
+                + "ENGINE = Distributed(\(cluster), \(database), \($0.name)_local, rand())"
+        }
+    }
+
+    /// The table on each shard node recording the schema versions the shard was brought to.
+    static func versionTable(database: String) -> String {
+        "CREATE TABLE IF NOT EXISTS \(database).vigil_schema_version (version UInt32) ENGINE = TinyLog"
+    }
+
+    /// The `Distributed` table over `cluster` on the entry node. Its sharding key matters only
+    /// to inserts made through it; Vigil writes to the shards' local tables itself.
+    static func distributedTable(database: String, cluster: String) -> String {
+        """
+        CREATE TABLE IF NOT EXISTS \(database).apm_event (
+        \(columnList)
+        ) ENGINE = Distributed(\(cluster), \(database), apm_event_local, rand())
+        """
+    }
+}

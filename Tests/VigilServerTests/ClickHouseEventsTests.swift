@@ -1,0 +1,324 @@
+import Foundation
+import Testing
+import VigilCore
+import VigilTestSupport
+@testable import VigilServer
+
+/// `vigil serve --events clickhouse://…` against two real `clickhouse-server` shards on loopback.
+@Suite("events on a two-shard ClickHouse cluster", .serialized)
+struct ClickHouseEventsTests {
+    /// A server on a fresh SQLite file whose events also go to `cluster` (database `vigil`).
+    static func server(_ cluster: ClickHouseTestCluster, workers: Int = 0) throws -> TestServer {
+        let location = try ClickHouseLocation(cluster.url(database: "vigil"))
+        return try TestServer(.sqlite) { options in
+            options.events = location
+            options.eventsSpoolDirectory = cluster.directory.file("spool").path
+            options.workers = workers
+            options.rateLimitPerSecond = 0
+        }
+    }
+
+    /// Events of every type over two versions, three pages, two request templates, four days,
+    /// with varied (whole-millisecond) durations, so every dashboard figure has something to show.
+    static func seededEvents(count: Int) -> [Event] {
+        (0..<count).map { index in
+            let type = EventType.allCases[index % EventType.allCases.count]
+            var event = type == .hang ? ProcessingTestsFixture.hang(index: index) : SampleEvents.make(type, index: index)
+            event.id = UUID()
+            // Per round of one event of each type, so that every type spreads over versions, days and pages.
+            let round = index / EventType.allCases.count
+            event.app.version = round % 3 == 0 ? "3.2.0" : "3.3.0"
+            event.app.build = round % 3 == 0 ? "412" : "420"
+            event.time = SampleEvents.time(plusMilliseconds: -Int64(round % 4) * 86_400_000 + Int64(index))
+            event.context.page = ["Home", "Cart", "Checkout"][round % 3]
+            event.install = UUID(uuidString: String(format: "00000000-0000-4000-8000-%012X", index % 37))
+            switch event.payload {
+            case .hang(var hang):
+                hang.durationMs = Double(300 + (index * 37) % 4000)
+                event.payload = .hang(hang)
+            case .network(var network):
+                network.urlTemplate = index % 2 == 0 ? "/users/:id" : "/orders"
+                network.timings.total = Double(50 + (index * 13) % 900)
+                event.payload = .network(network)
+            case .launch(var launch):
+                launch.ttidMs = Double(400 + (index * 7) % 1200)
+                launch.kind = round % 4 == 1 ? .warm : .cold
+                event.payload = .launch(launch)
+            case .frames(var frames):
+                frames.dropped = index % 11
+                frames.slow = index % 3
+                frames.frozen = index % 17 == 0 ? 1 : 0
+                event.payload = .frames(frames)
+            default:
+                break
+            }
+            return event
+        }
+    }
+
+    static func post(_ server: TestServer, _ events: [Event]) throws {
+        var start = 0
+        while start < events.count {
+            let chunk = Array(events[start..<min(start + 100, events.count)])
+            let answer = try server.postEvents(chunk)
+            guard answer.status == 200, (answer.json["rejected"] as? [Any])?.isEmpty == true else {
+                throw TestSupportError("events refused: \(answer.status) \(answer.text.prefix(500))")
+            }
+            start += chunk.count
+        }
+    }
+
+    static func order(_ a: RollupRow, _ b: RollupRow) -> Bool {
+        (a.metric, a.dimension, a.appVersion ?? "", a.day ?? 0) < (b.metric, b.dimension, b.appVersion ?? "", b.day ?? 0)
+    }
+
+    static func count(_ cluster: ClickHouseTestCluster, _ sql: String, shard: Int = 0) throws -> Int {
+        Int(try cluster.query(shard: shard, sql)) ?? -1
+    }
+
+    @Test("events posted to one server land once across both shards, and a repeated batch is not stored again")
+    func eventsLandOnce() throws {
+        let cluster = try ClickHouseTestCluster(shards: 2)
+        defer { cluster.stop() }
+        let server = try Self.server(cluster)
+        let events = Self.seededEvents(count: 600)
+        try Self.post(server, events)
+        // The SDK's retry of a batch it did not hear back about: accepted, stored nowhere again.
+        try Self.post(server, Array(events[0..<100]))
+        let sink = try #require(server.app.context.eventSink)
+        #expect(sink.drain(timeout: 60), "the spool emptied")
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event") == 600)
+        #expect(try Self.count(cluster, "SELECT uniqExact(id) FROM vigil.apm_event") == 600)
+        let first = try Self.count(cluster, "SELECT count() FROM vigil.apm_event_local", shard: 0)
+        let second = try Self.count(cluster, "SELECT count() FROM vigil.apm_event_local", shard: 1)
+        #expect(first + second == 600)
+        #expect(first > 150 && second > 150, "both shards hold a share: \(first) and \(second)")
+        let metrics = try server.client.get("/metrics").text
+        #expect(metrics.contains("vigil_clickhouse_spool_batches 0"))
+        #expect(metrics.contains("vigil_clickhouse_inserted_rows 600"))
+    }
+
+    @Test("the dashboard's figures read from ClickHouse equal the roll-up tables' on the same events")
+    func sameFiguresAsRollupTables() throws {
+        let cluster = try ClickHouseTestCluster(shards: 2)
+        defer { cluster.stop() }
+        let server = try Self.server(cluster)
+        try Self.post(server, Self.seededEvents(count: 900))
+        try EventProcessor(store: server.store, symbols: SymbolTableCache(engine: nil)).drain()
+        let sink = try #require(server.app.context.eventSink)
+        #expect(sink.drain(timeout: 60))
+
+        let tables = Insights(store: server.store)
+        let clickhouse = server.app.context.insights
+        #expect(server.app.context.rollups is ClickHouseEventStore)
+        let project = server.project.id
+        let hangs = try tables.hangs(projectID: project)
+        #expect(!hangs.isEmpty)
+        #expect(try clickhouse.hangs(projectID: project) == hangs)
+        // The seeded events fall on days 20,783 to 20,786 (SampleEvents.time's day and the three before).
+        var page = RollupFilter(version: "3.2.0", sinceDay: 20_784)
+        page.untilDay = 20_785
+        page.dimension = "Home"
+        var range = RollupFilter()
+        range.untilDay = 20_784
+        for filter in [RollupFilter(version: "3.3.0"), RollupFilter(sinceDay: 20_785), page, range] {
+            #expect(try clickhouse.hangs(projectID: project, filter: filter) == tables.hangs(projectID: project, filter: filter))
+            #expect(try clickhouse.network(projectID: project, filter: filter) == tables.network(projectID: project, filter: filter))
+            #expect(try clickhouse.frames(projectID: project, filter: filter) == tables.frames(projectID: project, filter: filter))
+        }
+        for filter in [RollupFilter(version: "3.3.0", byDay: true), RollupFilter(sinceDay: 20_785, byVersion: true, byDay: true)] {
+            #expect(try server.app.context.rollups.rollupSums(projectID: project, metrics: ["events", "launch"], filter: filter).sorted(by: Self.order)
+                    == server.store.rollupSums(projectID: project, metrics: ["events", "launch"], filter: filter).sorted(by: Self.order))
+        }
+        let network = try tables.network(projectID: project)
+        #expect(network.count == 2 && network.allSatisfy { $0.p99Ms != nil && $0.phases.dns != nil })
+        #expect(try clickhouse.network(projectID: project) == network)
+        let frames = try tables.frames(projectID: project)
+        #expect(!frames.isEmpty)
+        #expect(try clickhouse.frames(projectID: project) == frames)
+        let launches = try tables.launches(projectID: project)
+        #expect(launches.count == 4)
+        #expect(try clickhouse.launches(projectID: project) == launches)
+        #expect(try clickhouse.launchTrend(projectID: project) == tables.launchTrend(projectID: project))
+        let comparison = try tables.compare(projectID: project, base: "3.2.0", target: "3.3.0")
+        #expect(!comparison.isEmpty)
+        #expect(try clickhouse.compare(projectID: project, base: "3.2.0", target: "3.3.0") == comparison)
+        let overview = try tables.overview(projectID: project)
+        #expect(try clickhouse.overview(projectID: project) == overview)
+        #expect(overview.eventsByType.values.reduce(0, +) == 900)
+        let releases = try server.store.releaseHealth(projectID: project)
+        #expect(releases.count == 2 && releases.allSatisfy { $0.total.users > 0 && $0.total.sessions > 0 })
+        let fromClickHouse = try server.app.context.rollups.releaseHealth(projectID: project)
+        #expect(fromClickHouse.map(\.total) == releases.map(\.total))
+        #expect(fromClickHouse.map(\.days) == releases.map(\.days))
+        // The releases page's form: users merged over the days in the query, per-day figures without users.
+        let merged = try server.store.releaseHealth(projectID: project, sinceDay: 20_784, untilDay: 20_786, version: "3.3.0", dailyUsers: false)
+        #expect(merged.count == 1 && merged[0].total.users > 0)
+        #expect(try server.app.context.rollups.releaseHealth(projectID: project, sinceDay: 20_784, untilDay: 20_786, version: "3.3.0",
+                                                              dailyUsers: false).map(\.total) == merged.map(\.total))
+        // A cluster written before the roll-up views existed: dropping them and the version mark
+        // leaves the events alone; the next start creates the views and fills them from those
+        // rows, once (a second start adds nothing).
+        for shard in 0..<2 {
+            for name in ["apm_rollup_sums", "apm_rollup_histograms", "apm_rollup_sketches"] {
+                _ = try cluster.query(shard: shard, "DROP TABLE vigil.\(name)_mv")
+                _ = try cluster.query(shard: shard, "DROP TABLE vigil.\(name)_local")
+            }
+            _ = try cluster.query(shard: shard, "DROP TABLE vigil.vigil_schema_version")
+        }
+        let reopened = try ClickHouseCluster(ClickHouseLocation(cluster.url(database: "vigil")))
+        try reopened.createSchema()
+        try reopened.createSchema()
+        let refilled = Insights(store: server.store, rollups: ClickHouseEventStore(cluster: reopened))
+        #expect(try refilled.overview(projectID: project) == overview)
+        #expect(try refilled.hangs(projectID: project, filter: page) == tables.hangs(projectID: project, filter: page))
+        #expect(try refilled.network(projectID: project) == network)
+        #expect(try refilled.launches(projectID: project) == launches)
+        #expect(try ClickHouseEventStore(cluster: reopened).releaseHealth(projectID: project).map(\.total) == releases.map(\.total))
+        // The pages render from ClickHouse.
+        for path in ["/", "/hangs", "/network", "/launch", "/frames", "/compare?base=3.2.0&target=3.3.0", "/releases"] {
+            #expect(try server.adminGet(path).status == 200, "\(path)")
+        }
+    }
+
+    @Test("a shard killed for 10 s during ingest loses nothing and duplicates nothing once it is back")
+    func shardOutageDuringIngest() throws {
+        let cluster = try ClickHouseTestCluster(shards: 2)
+        defer { cluster.stop() }
+        let server = try Self.server(cluster, workers: 1)
+        let sink = try #require(server.app.context.eventSink)
+        let failure = Collected<String>()
+        let posted = Collected<Int>()
+        let ingest = DispatchGroup()
+        ingest.enter()
+        DispatchQueue.global().async {
+            defer { ingest.leave() }
+            let deadline = Date().addingTimeInterval(14)
+            while Date() < deadline {
+                do {
+                    let batch = Self.seededEvents(count: 50)
+                    try Self.post(server, batch)
+                    posted.append(batch.count)
+                } catch {
+                    failure.append("\(error)")
+                    return
+                }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
+        Thread.sleep(forTimeInterval: 2)
+        cluster.kill(shard: 1)
+        Thread.sleep(forTimeInterval: 9)
+        let backlog = sink.status()
+        Thread.sleep(forTimeInterval: 1)
+        try cluster.start(shard: 1)
+        ingest.wait()
+        #expect(failure.items.isEmpty, "\(failure.items)")
+        #expect(backlog.spooledBatches > 0 && backlog.failedInserts > 0, "the outage left batches waiting: \(backlog)")
+        #expect(sink.drain(timeout: 90), "the spool emptied after the shard returned")
+        let total = posted.items.reduce(0, +)
+        #expect(total > 1000)
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event") == total)
+        #expect(try Self.count(cluster, "SELECT uniqExact(id) FROM vigil.apm_event") == total)
+        let counts = try server.store.eventCounts(projectID: server.project.id)
+        #expect(counts.pending + counts.processed + counts.reprocess == total)
+    }
+
+    /// The seeded events spread over two OS versions and three device models as well.
+    static func variedEvents(count: Int) -> [Event] {
+        seededEvents(count: count).enumerated().map { index, event in
+            var event = event
+            event.device.osVersion = index % 2 == 0 ? "17.4" : "18.1"
+            event.device.model = ["iPhone14,2", "iPhone15,3", "iPad13,1"][(index / 2) % 3]
+            return event
+        }
+    }
+
+    @Test("with --events the main database keeps outlines of the events it does not read, and the filtered views from ClickHouse equal SQLite's")
+    func filteredViewsWithOutlines() throws {
+        let cluster = try ClickHouseTestCluster(shards: 2)
+        defer { cluster.stop() }
+        // Both process at ingest (one worker), the path `vigil serve` takes by default.
+        let plain = try TestServer(.sqlite) { options in
+            options.workers = 1
+            options.rateLimitPerSecond = 0
+        }
+        let server = try Self.server(cluster, workers: 1)
+        let events = Self.variedEvents(count: 900)
+        try Self.post(plain, events)
+        try Self.post(server, events)
+        // A retried batch is still recognised: the outlines keep the ids.
+        let again = try server.postEvents(Array(events[0..<100]))
+        #expect(again.status == 200 && again.json["stored"] as? Int == 0, "\(again.text.prefix(300))")
+        let sink = try #require(server.app.context.eventSink)
+        #expect(sink.drain(timeout: 60))
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event") == 900)
+
+        // What the main database keeps: whole rows for issues, stacks and launches; outlines otherwise.
+        let rows = try server.store.database.read { connection in
+            try connection.query("SELECT type, payload_json, issue_id, images_json FROM apm_event WHERE project_id = ?",
+                                 [.integer(server.project.id)])
+        }
+        #expect(rows.count == 900)
+        let outlines = rows.filter { $0.string("payload_json") == "{}" }
+        #expect(!outlines.isEmpty && outlines.allSatisfy { $0.string("type") != "launch" && $0["issue_id"].int64 == nil && $0.string("images_json") == nil })
+        #expect(Set(outlines.compactMap { $0.string("type") }).isSuperset(of: ["network", "span", "log"]))
+        #expect(rows.filter { $0.string("type") == "hang" || $0.string("type") == "launch" }.allSatisfy { $0.string("payload_json") != "{}" })
+        let facts = try server.store.database.read { connection in try connection.query("SELECT COUNT(*) AS n FROM request_facts") }
+        #expect(facts.first?.int("n") == 0, "ClickHouse serves the request views")
+        #expect(try server.adminGet("/api/v1/network/breakdown").status == 501)
+
+        // The views under every kind of filter: from the events in SQLite, and from ClickHouse.
+        let sqlite = plain.app.context.insights, clickhouse = server.app.context.insights
+        let a = plain.project.id, b = server.project.id
+        let now = SampleEvents.time(plusMilliseconds: 3_600_000)
+        let day = Int64(1_795_985_323_123 / 86_400_000) * 86_400_000
+        let filters = [
+            DashboardFilter(range: .all), DashboardFilter(range: .all, osVersion: "18.1"),
+            DashboardFilter(range: .all, deviceModel: "iPhone15,3"), DashboardFilter(range: .all, page: "Cart"),
+            DashboardFilter(range: .all, release: "3.3.0", osVersion: "17.4"),
+            DashboardFilter(range: .custom(from: Date(timeIntervalSince1970: Double(day - 2 * 86_400_000 + 43_200_000) / 1000),
+                                           to: Date(timeIntervalSince1970: Double(day + 86_400_000) / 1000)), deviceModel: "iPad13,1"),
+            DashboardFilter(range: .recent(hours: 48), page: "Home"),
+        ]
+        for filter in filters {
+            let label = "\(filter)"
+            #expect(try clickhouse.hangs(projectID: b, filter: filter, now: now) == sqlite.hangs(projectID: a, filter: filter, now: now), "\(label)")
+            #expect(try clickhouse.frames(projectID: b, filter: filter, now: now) == sqlite.frames(projectID: a, filter: filter, now: now), "\(label)")
+            #expect(try clickhouse.network(projectID: b, filter: filter, now: now) == sqlite.network(projectID: a, filter: filter, now: now), "\(label)")
+            let launches = try sqlite.launches(projectID: a, filter: filter, now: now)
+            let fromClickHouse = try clickhouse.launches(projectID: b, filter: filter, now: now)
+            #expect(fromClickHouse.versions == launches.versions, "\(label)")
+            #expect(fromClickHouse.trend == launches.trend, "\(label)")
+            #expect(try clickhouse.crashes(projectID: b, filter: filter, now: now) == sqlite.crashes(projectID: a, filter: filter, now: now), "\(label)")
+            let overview = try sqlite.overview(projectID: a, filter: filter, now: now)
+            let overviewCH = try clickhouse.overview(projectID: b, filter: filter, now: now)
+            #expect(overviewCH.eventsByType == overview.eventsByType && overviewCH.eventsByDay == overview.eventsByDay, "\(label)")
+            #expect(overviewCH.crashIssues == overview.crashIssues && overviewCH.hangIssues == overview.hangIssues, "\(label)")
+            #expect(try clickhouse.issues(projectID: b, filter: filter, now: now).map { [$0.fingerprint, "\($0.events)"] }
+                    == sqlite.issues(projectID: a, filter: filter, now: now).map { [$0.fingerprint, "\($0.events)"] }, "\(label)")
+            for metric in ["hang.duration", "network.total", "launch.ttid"] {
+                #expect(try clickhouse.distribution(projectID: b, metric: metric, filter: filter, now: now)
+                        == sqlite.distribution(projectID: a, metric: metric, filter: filter, now: now), "\(metric) \(label)")
+            }
+            let latency = try sqlite.networkWithLatency(projectID: a, filter: filter, now: now)
+            let latencyCH = try clickhouse.networkWithLatency(projectID: b, filter: filter, now: now)
+            #expect(latencyCH.templates == latency.templates && latencyCH.latency == latency.latency, "\(label)")
+            #expect(try clickhouse.launchWaterfall(projectID: b, filter: filter, now: now).releases
+                    == sqlite.launchWaterfall(projectID: a, filter: filter, now: now).releases, "\(label)")
+            #expect(try clickhouse.compare(projectID: b, base: "3.2.0", target: "3.3.0", filter: filter, now: now)
+                    == sqlite.compare(projectID: a, base: "3.2.0", target: "3.3.0", filter: filter, now: now), "\(label)")
+        }
+        // The filtered figures are not empty, so the equalities above compare something (requests and
+        // frame windows can only come from ClickHouse: the main database keeps their outlines).
+        let byOS = DashboardFilter(range: .all, osVersion: "18.1")
+        #expect(try !clickhouse.network(projectID: b, filter: byOS, now: now).isEmpty)
+        #expect(try clickhouse.frames(projectID: b, filter: byOS, now: now).contains { $0.slow > 0 })
+        #expect(try !clickhouse.hangs(projectID: b, filter: byOS, now: now).isEmpty)
+        // Every page renders with a filter that reads events.
+        for path in ["/", "/hangs", "/network", "/launch", "/frames", "/compare?base=3.2.0&target=3.3.0", "/releases", "/issues"] {
+            let filtered = path + (path.contains("?") ? "&" : "?") + "range=all&os=18.1"
+            #expect(try server.adminGet(filtered).status == 200, "\(filtered)")
+        }
+    }
+}
