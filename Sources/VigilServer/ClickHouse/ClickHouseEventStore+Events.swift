@@ -113,25 +113,7 @@ extension ClickHouseEventStore {
             WHERE project_id = \(projectID)\(typeClause([metric]))\(filterClause(filter)) AND metric = \(ClickHouseNode.literal(metric))
             GROUP BY \(list), bucket
             """)
-        var grouped: [RollupDistribution] = []
-        var index: [String: Int] = [:]
-        for row in rows {
-            guard row.count == groups.count + 2 else { throw ClickHouseError.unexpectedAnswer("\(row.count) fields in a histogram row") }
-            var field = 1
-            var version: String?
-            var day: Int64?
-            if filter.byVersion { version = row[field] ?? ""; field += 1 }
-            if filter.byDay { day = row[field].flatMap { Int64($0) }; field += 1 }
-            let dimension = row[0] ?? ""
-            let key = "\(dimension)\u{1}\(version ?? "")\u{1}\(day.map(String.init) ?? "")"
-            if index[key] == nil {
-                index[key] = grouped.count
-                grouped.append(RollupDistribution(dimension: dimension, appVersion: version, day: day, histogram: LogHistogram()))
-            }
-            grouped[index[key]!].histogram.add(bucket: row[field].flatMap { Int($0) } ?? 0,
-                                               count: row[field + 1].flatMap { Int64($0) } ?? 0)
-        }
-        return grouped
+        return try Self.histograms(rows, dimensionField: 0, filter: filter)
     }
 
     func eventSketchRegisters(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [SketchRegisterRow] {

@@ -79,16 +79,24 @@ public struct ClickHouseEventStore: RollupSource {
             WHERE project_id = \(projectID) AND metric = \(ClickHouseNode.literal(metric))\(filterClause(filter))
             GROUP BY \(keys), bucket
             """)
+        return try Self.histograms(rows, dimensionField: 1, filter: filter)
+    }
+
+    /// Histogram rows (`[dimension at dimensionField], [app_version], [day], bucket, count`, the
+    /// bracketed keys as `filter` groups by them) summed into one histogram per key, in the order
+    /// the keys first appear. Throws on a row with another number of fields.
+    static func histograms(_ rows: [[String?]], dimensionField: Int, filter: RollupFilter) throws -> [RollupDistribution] {
+        let width = dimensionField + 1 + (filter.byVersion ? 1 : 0) + (filter.byDay ? 1 : 0) + 2
         var grouped: [RollupDistribution] = []
         var index: [String: Int] = [:]
         for row in rows {
-            guard row.count == groups.count + 2 else { throw ClickHouseError.unexpectedAnswer("\(row.count) fields in a histogram row") }
-            var field = 2
+            guard row.count == width else { throw ClickHouseError.unexpectedAnswer("\(row.count) fields in a histogram row") }
+            var field = dimensionField + 1
             var version: String?
             var day: Int64?
             if filter.byVersion { version = row[field] ?? ""; field += 1 }
             if filter.byDay { day = row[field].flatMap { Int64($0) }; field += 1 }
-            let dimension = row[1] ?? ""
+            let dimension = row[dimensionField] ?? ""
             let key = "\(dimension)\u{1}\(version ?? "")\u{1}\(day.map(String.init) ?? "")"
             if index[key] == nil {
                 index[key] = grouped.count
