@@ -224,17 +224,8 @@ extension BothStores {
             func storeAndProcess(_ count: Int) throws {
                 let events = (0..<count).map { _ in IssueWorkflowTests.hang(version: "1.0") }
                 #expect(try ingestor.ingest(try EventJSON.makeEncoder().encode(events), projectID: project.id).stored == count)
-                let failures = Collected<String>()
-                let group = DispatchGroup()
-                for processor in processors {
-                    group.enter()
-                    DispatchQueue.global().async {
-                        do { try processor.drain() } catch { failures.append("\(error)") }
-                        group.leave()
-                    }
-                }
-                group.wait()
-                #expect(failures.items.isEmpty, "\(failures.items.first ?? "")")
+                let failures = IssueWorkflowTests.drainAtOnce(processors)
+                #expect(failures.isEmpty, "\(failures.first ?? "")")
             }
             try storeAndProcess(10)
             let issue = try #require(try first.issues(projectID: project.id).first)

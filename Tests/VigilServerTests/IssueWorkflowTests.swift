@@ -72,6 +72,22 @@ extension BothStores {
     @Suite("issue workflow")
     struct IssueWorkflowTests {
         /// A hang of the one fixed stack (so every such event is one issue) from `version` at `time`.
+        /// Drains every processor at once, each on its own thread (as servers sharing one database
+        /// do), and returns the errors they threw.
+        static func drainAtOnce(_ processors: [EventProcessor]) -> [String] {
+            let failures = Collected<String>()
+            let group = DispatchGroup()
+            for processor in processors {
+                group.enter()
+                DispatchQueue.global().async {
+                    do { try processor.drain() } catch { failures.append("\(error)") }
+                    group.leave()
+                }
+            }
+            group.wait()
+            return failures.items
+        }
+
         static func hang(version: String, time: Date = Date().addingTimeInterval(-60)) -> Event {
             var event = ProcessingTestsFixture.hang(index: 0)
             event.id = UUID()
@@ -216,17 +232,8 @@ extension BothStores {
                 #expect(outcome.stored == events.count)
             }
             func processTogether() throws {
-                let failures = Collected<String>()
-                let group = DispatchGroup()
-                for processor in processors {
-                    group.enter()
-                    DispatchQueue.global().async {
-                        do { try processor.drain() } catch { failures.append("\(error)") }
-                        group.leave()
-                    }
-                }
-                group.wait()
-                #expect(failures.items.isEmpty)
+                let failures = Self.drainAtOnce(processors)
+                #expect(failures.isEmpty)
             }
             // A new issue, its first events spread over both servers' batches.
             try store((0..<60).map { _ in Self.hang(version: "1.0") })

@@ -60,10 +60,7 @@ extension ClickHouseEventStore {
             return try eventCounts(projectID: projectID, filter: filter)
                 + (others.isEmpty ? [] : eventSums(projectID: projectID, metrics: others, filter: filter))
         }
-        var groups = ["metric", "dimension"]
-        if filter.byVersion { groups.append("app_version") }
-        if filter.byDay { groups.append("day") }
-        let list = groups.joined(separator: ", ")
+        let list = Self.groups(filter).joined(separator: ", ")
         let rows = try cluster.entry.rows("""
             SELECT \(list), sum(c), sum(t) FROM \(cluster.distributedTable)
             ARRAY JOIN sum_metric AS metric, sum_dimension AS dimension, sum_count AS c, sum_total AS t
@@ -71,16 +68,7 @@ extension ClickHouseEventStore {
               AND metric IN (\(metrics.map(ClickHouseNode.literal).joined(separator: ", ")))
             GROUP BY \(list)
             """)
-        return try rows.map { row in
-            guard row.count == groups.count + 2 else { throw ClickHouseError.unexpectedAnswer("\(row.count) fields in a roll-up row") }
-            var index = 2
-            var version: String?
-            var day: Int64?
-            if filter.byVersion { version = row[index] ?? ""; index += 1 }
-            if filter.byDay { day = row[index].flatMap { Int64($0) }; index += 1 }
-            return RollupRow(metric: row[0] ?? "", dimension: row[1] ?? "", appVersion: version, day: day,
-                             count: row[index].flatMap { Int64($0) } ?? 0, total: row[index + 1].flatMap { Double($0) } ?? 0)
-        }
+        return try Self.sums(rows, filter: filter)
     }
 
     fileprivate func eventCounts(projectID: Int64, filter: RollupFilter) throws -> [RollupRow] {

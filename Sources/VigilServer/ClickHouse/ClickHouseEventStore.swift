@@ -41,7 +41,7 @@ public struct ClickHouseEventStore: RollupSource {
     private func list(_ values: [String]) -> String { values.map(ClickHouseNode.literal).joined(separator: ", ") }
 
     /// `metric, dimension[, app_version][, day]` as the filter groups them.
-    private func groups(_ filter: RollupFilter) -> [String] {
+    static func groups(_ filter: RollupFilter) -> [String] {
         var groups = ["metric", "dimension"]
         if filter.byVersion { groups.append("app_version") }
         if filter.byDay { groups.append("day") }
@@ -51,15 +51,23 @@ public struct ClickHouseEventStore: RollupSource {
     public func rollupSums(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [RollupRow] {
         guard !metrics.isEmpty else { return [] }
         if filter.events != nil { return try eventSums(projectID: projectID, metrics: metrics, filter: filter) }
-        let groups = groups(filter)
+        let groups = Self.groups(filter)
         let keys = groups.joined(separator: ", ")
         let rows = try cluster.entry.rows("""
             SELECT \(keys), sum(event_count), sum(total) FROM \(cluster.rollupTable("apm_rollup_sums"))
             WHERE project_id = \(projectID) AND metric IN (\(list(metrics)))\(filterClause(filter))
             GROUP BY \(keys)
             """)
+        return try Self.sums(rows, filter: filter)
+    }
+
+    /// Sum rows (`metric, dimension[, app_version][, day], count, total`, the bracketed keys as
+    /// `filter` groups by them, the order of ``groups(_:)``) as roll-up rows. Throws on a row with
+    /// another number of fields.
+    static func sums(_ rows: [[String?]], filter: RollupFilter) throws -> [RollupRow] {
+        let width = groups(filter).count + 2
         return try rows.map { row in
-            guard row.count == groups.count + 2 else { throw ClickHouseError.unexpectedAnswer("\(row.count) fields in a roll-up row") }
+            guard row.count == width else { throw ClickHouseError.unexpectedAnswer("\(row.count) fields in a roll-up row") }
             var index = 2
             var version: String?
             var day: Int64?
@@ -72,7 +80,7 @@ public struct ClickHouseEventStore: RollupSource {
 
     public func rollupDistributions(projectID: Int64, metric: String, filter: RollupFilter) throws -> [RollupDistribution] {
         if filter.events != nil { return try eventDistributions(projectID: projectID, metric: metric, filter: filter) }
-        let groups = groups(filter)
+        let groups = Self.groups(filter)
         let keys = groups.joined(separator: ", ")
         let rows = try cluster.entry.rows("""
             SELECT \(keys), bucket, sum(observations) FROM \(cluster.rollupTable("apm_rollup_histograms"))
