@@ -66,8 +66,54 @@ extension BothStores {
             try connection.execute("ALTER TABLE apm_event DROP COLUMN user_key")
         }
 
+        /// Takes back what version 12 added (a frame window's counts as columns).
+        static func undoVersionTwelve(_ connection: any DatabaseConnection) throws {
+            for column in ServerStore.frameCountColumns {
+                try connection.execute("ALTER TABLE apm_event DROP COLUMN \(column)")
+            }
+        }
+
+        @Test("a version-11 database moves to version 12: stored frame windows get their counts as columns, the filtered frame views equal the roll-ups'",
+              arguments: StoreKind.allCases)
+        func versionElevenToTwelve(kind: StoreKind) throws {
+            let directory = try TemporaryDirectory(prefix: "migration-12")
+            let location = try kind.freshLocation(in: directory)
+            let old = try ServerStore.open(location)
+            let (project, _) = try old.createProject(name: "shop")
+            let now = Date()
+            try ProcessingTests.ingest(old, project, FilterFixture.events(now: now))
+            try ProcessingTests.makeProcessor(old).drain()
+            try old.database.write { connection in
+                try Self.undoVersionTwelve(connection)
+                try connection.execute("DELETE FROM vigil_schema WHERE version > 11")
+            }
+            #expect(try old.schemaVersion() == 11)
+            old.database.close()
+
+            let store = try ServerStore.open(location)
+            defer { store.database.close() }
+            #expect(try store.schemaVersion() == Schema.currentVersion)
+            let counts = try store.database.read { connection in
+                try connection.query("SELECT type, \(ServerStore.frameCountColumns.joined(separator: ", ")) FROM apm_event ORDER BY type, frames_dropped")
+            }
+            let windows = counts.filter { $0.string("type") == "frames" }
+            #expect(windows.map { $0.int64("frames_dropped") } == [6, 12, 18])
+            #expect(windows.map { $0.int64("frames_slow") } == [1, 2, 3] && windows.map { $0.int64("frames_frozen") } == [1, 0, 0])
+            #expect(windows.allSatisfy { $0.int64("frames_rendered") == 60 && $0["frames_severe"].int64 == 0 })
+            #expect(counts.filter { $0.string("type") != "frames" }.allSatisfy { $0["frames_rendered"].isNull }, "other rows stay NULL")
+            // Every frame window is on iOS 17.5 or 18.1: the two OS filters (events) add up to the roll-ups.
+            let aggregates = EventAggregates(store: store)
+            let byOS = try ["17.5", "18.1"].flatMap { os in
+                try aggregates.frames(projectID: project.id, filter: DashboardFilter(query: ["os": os, "range": "all"]), now: now)
+            }
+            let rollups = try Insights(store: store).frames(projectID: project.id)
+            #expect(byOS.reduce(0) { $0 + $1.slow } == rollups.reduce(0) { $0 + $1.slow })
+            #expect(byOS.reduce(0) { $0 + $1.frozen } == 1 && byOS.reduce(0) { $0 + $1.dropped } == 36)
+        }
+
         /// Takes back what version 11 added (alert rules' window and resumption, the pruning indexes).
         static func undoVersionEleven(_ connection: any DatabaseConnection) throws {
+            try undoVersionTwelve(connection)
             try connection.execute("DROP INDEX alert_outbox_finished")
             try connection.execute("DROP INDEX alert_deliveries_time")
             try connection.execute("ALTER TABLE alert_rules DROP COLUMN window_seconds")

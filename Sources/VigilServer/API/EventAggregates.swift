@@ -80,30 +80,13 @@ public struct EventAggregates: Sendable {
     /// Frame health per page for each of `versions` (keyed by version) in one pass, or for the
     /// filter as it is (keyed by the empty string) when `versions` is nil.
     func frames(projectID: Int64, filter: DashboardFilter, now: Date, versions: [String]?) throws -> [String: [FramePageStat]] {
-        let fields = ["frames", "dropped", "slow", "severe", "frozen"]
         let split = versions != nil
         let keys = split ? "app_version, page" : "page"
-        let rows: [SQLRow]
-        if store.dialect == .sqlite {
-            // SQLite parses a payload again for every json_extract call: one call naming the five
-            // paths parses it once into a small array, and the sums read that array. The view is
-            // materialized so the planner does not paste the call back into each sum.
-            let conditions = Self.conditions(filter, now: now, versions: versions)
-            let paths = fields.map { "'$.\($0)'" }.joined(separator: ", ")
-            let sums = fields.enumerated().map { "SUM(v ->> \($0.offset)) AS \($0.element)" }.joined(separator: ", ")
-            rows = try store.database.read { connection in
-                try connection.query("""
-                    WITH windows AS MATERIALIZED (SELECT \(keys), json_extract(payload_json, \(paths)) AS v FROM apm_event
-                                                  WHERE project_id = ? AND type = 'frames'\(conditions.sql))
-                    SELECT \(keys), COUNT(*) AS windows, \(sums) FROM windows GROUP BY \(keys)
-                    """, [.integer(projectID)] + conditions.arguments)
-            }
-        } else {
-            let d = store.dialect
-            let sums = fields.map { "SUM(\(d.jsonNumber("payload_json", [$0]))) AS \($0)" }
-            rows = try self.rows(type: "frames", columns: "\(keys), COUNT(*) AS windows, " + sums.joined(separator: ", "),
+        // The window's counts are columns of its row (schema 12): no JSON is parsed.
+        let fields = ["frames", "dropped", "slow", "severe", "frozen"]
+        let sums = zip(ServerStore.frameCountColumns, fields).map { "CAST(SUM(\($0)) AS BIGINT) AS \($1)" }
+        let rows = try self.rows(type: "frames", columns: "\(keys), COUNT(*) AS windows, " + sums.joined(separator: ", "),
                                  filter: filter, now: now, projectID: projectID, versions: versions, suffix: " GROUP BY \(keys)")
-        }
         struct Key: Hashable { var side: String; var page: String }
         var pages: [Key: FramePageStat] = [:]
         for row in rows {
@@ -111,11 +94,11 @@ public struct EventAggregates: Sendable {
             var stat = pages[key] ?? FramePageStat(page: key.page, windows: 0, frames: 0, dropped: 0, slow: 0, severe: 0, frozen: 0,
                                                    slowRatio: 0, frozenRatio: 0)
             stat.windows += row.int64("windows")
-            stat.frames += Int64(row.double("frames"))
-            stat.dropped += Int64(row.double("dropped"))
-            stat.slow += Int64(row.double("slow"))
-            stat.severe += Int64(row.double("severe"))
-            stat.frozen += Int64(row.double("frozen"))
+            stat.frames += row.int64("frames")
+            stat.dropped += row.int64("dropped")
+            stat.slow += row.int64("slow")
+            stat.severe += row.int64("severe")
+            stat.frozen += row.int64("frozen")
             pages[key] = stat
         }
         var sides: [String: [FramePageStat]] = [:]

@@ -227,7 +227,13 @@ public final class EventIngestor: Sendable {
                            os: event.device.os, osVersion: event.device.osVersion, deviceModel: event.device.model,
                            page: page(of: event), sessionID: event.session.canonicalString, durationMs: duration(of: event),
                            tagsJSON: tagsJSON, payloadJSON: payloadJSON, imagesJSON: imagesJSON, contextJSON: contextJSON,
-                           userKey: userKey(of: event))
+                           userKey: userKey(of: event), frameCounts: frameCounts(of: event))
+    }
+
+    /// A frame window's counts (nil for other events).
+    static func frameCounts(of event: Event) -> FrameCounts? {
+        if case .frames(let frames) = event.payload { return FrameCounts(frames) }
+        return nil
     }
 
     /// Who the event counts as for distinct users: the app's (hashed) user id, else the install.

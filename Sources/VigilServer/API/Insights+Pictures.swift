@@ -59,8 +59,7 @@ extension Insights {
         switch metric {
         case "hang.duration": (type, value, group, extra) = ("hang", "duration_ms", "COALESCE(page, '(no page)')", "")
         case "frames.frozen.duration":
-            (type, value, group, extra) = ("frames", "duration_ms", "COALESCE(page, '(no page)')",
-                                           " AND \(d.jsonNumber("payload_json", ["frozen"])) > 0")
+            (type, value, group, extra) = ("frames", "duration_ms", "COALESCE(page, '(no page)')", " AND frames_frozen > 0")
         case "launch.ttid": (type, value, group, extra) = ("launch", "duration_ms", d.jsonValue("payload_json", ["kind"]), "")
         case "launch.ttfd": (type, value, group, extra) = ("launch", d.jsonNumber("payload_json", ["ttfdMs"]),
                                                            d.jsonValue("payload_json", ["kind"]), "")

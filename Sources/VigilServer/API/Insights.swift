@@ -283,44 +283,61 @@ public struct Insights: Sendable {
         // would read every row twice); views served by roll-ups read each version's rows.
         let events = EventAggregates(store: store)
         let versions = [base, target]
-        func sides<T>(_ view: (DashboardFilter) throws -> T) throws -> [String: T] {
-            [base: try view(baseFilter)].merging([target: try view(targetFilter)]) { first, _ in first }
+        // One entry when a version is compared with itself.
+        let sideFilters = Dictionary([(base, baseFilter), (target, targetFilter)]) { first, _ in first }
+        @Sendable func sides<T>(_ view: (DashboardFilter) throws -> T) throws -> [String: T] {
+            try sideFilters.mapValues(view)
         }
-        let launchesBase: (versions: [LaunchStat], trend: [LaunchTrendPoint]), launchesTarget: (versions: [LaunchStat], trend: [LaunchTrendPoint])
         // A roll-up source holding the events (ClickHouse) narrows each side itself.
         let bothFromEvents = Self.readsEvents(filter) && !rollupSource.filtersEvents
         let rawFromEvents = filter.needsRawEvents && !rollupSource.filtersEvents
-        if bothFromEvents {
-            let both = try events.launches(projectID: projectID, filter: filter, now: now, versions: versions)
-            launchesBase = (both.versions.filter { $0.version == base }, [])
-            launchesTarget = (both.versions.filter { $0.version == target }, [])
-        } else {
-            launchesBase = try launches(projectID: projectID, filter: baseFilter, now: now)
-            launchesTarget = try launches(projectID: projectID, filter: targetFilter, now: now)
+        // The five areas do not depend on each other: they are read at once.
+        let launchRead = ConcurrentRead { () throws -> [String: [LaunchStat]] in
+            if bothFromEvents {
+                let both = try events.launches(projectID: projectID, filter: filter, now: now, versions: versions)
+                return Dictionary(grouping: both.versions, by: \.version)
+            }
+            return try sides { try launches(projectID: projectID, filter: $0, now: now).versions }
         }
+        let hangRead = ConcurrentRead {
+            rawFromEvents ? try events.hangs(projectID: projectID, filter: filter, now: now, versions: versions)
+                : try sides { try hangs(projectID: projectID, filter: $0, now: now) }
+        }
+        let crashRead = ConcurrentRead {
+            bothFromEvents ? try crashesFromEvents(projectID: projectID, filter: filter, now: now, versions: versions)
+                : try sides { try crashes(projectID: projectID, filter: $0, now: now) }
+        }
+        let networkRead = ConcurrentRead {
+            bothFromEvents ? try events.network(projectID: projectID, filter: filter, now: now, versions: versions)
+                : try sides { try network(projectID: projectID, filter: $0, now: now) }
+        }
+        let frameRead = ConcurrentRead {
+            rawFromEvents ? try events.frames(projectID: projectID, filter: filter, now: now, versions: versions)
+                : try sides { try frames(projectID: projectID, filter: $0, now: now) }
+        }
+        [launchRead, hangRead, crashRead, networkRead, frameRead].runAtOnce()
+        let launchSides = try launchRead.value()
+        let launchesBase = launchSides[base] ?? [], launchesTarget = launchSides[target] ?? []
         // Rates per launch make versions with different audiences comparable.
-        let baseLaunches = Double(launchesBase.versions.reduce(0) { $0 + $1.launches })
-        let targetLaunches = Double(launchesTarget.versions.reduce(0) { $0 + $1.launches })
+        let baseLaunches = Double(launchesBase.reduce(0) { $0 + $1.launches })
+        let targetLaunches = Double(launchesTarget.reduce(0) { $0 + $1.launches })
         func rate(_ count: Int64?, _ launches: Double) -> Double? {
             guard let count else { return nil }
             return launches > 0 ? Double(count) / launches : Double(count)
         }
         let measure = baseLaunches > 0 && targetLaunches > 0 ? "per launch" : "count"
-        let hangSides = rawFromEvents ? try events.hangs(projectID: projectID, filter: filter, now: now, versions: versions)
-            : try sides { try hangs(projectID: projectID, filter: $0, now: now) }
+        let hangSides = try hangRead.value()
         let baseHangs = Dictionary(uniqueKeysWithValues: (hangSides[base] ?? []).map { ($0.page, $0) })
         let targetHangs = Dictionary(uniqueKeysWithValues: (hangSides[target] ?? []).map { ($0.page, $0) })
         for page in Set(baseHangs.keys).union(targetHangs.keys).sorted() {
             row("hangs", page, "hangs \(measure)", rate(baseHangs[page]?.hangs, baseLaunches), rate(targetHangs[page]?.hangs, targetLaunches))
         }
-        let crashSides = bothFromEvents ? try crashesFromEvents(projectID: projectID, filter: filter, now: now, versions: versions)
-            : try sides { try crashes(projectID: projectID, filter: $0, now: now) }
+        let crashSides = try crashRead.value()
         let crashesBase = crashSides[base] ?? [:], crashesTarget = crashSides[target] ?? [:]
         for kind in Set(crashesBase.keys).union(crashesTarget.keys).sorted() {
             row("crashes", kind, "crashes \(measure)", rate(crashesBase[kind], baseLaunches), rate(crashesTarget[kind], targetLaunches))
         }
-        let networkSides = bothFromEvents ? try events.network(projectID: projectID, filter: filter, now: now, versions: versions)
-            : try sides { try network(projectID: projectID, filter: $0, now: now) }
+        let networkSides = try networkRead.value()
         let networkBase = Dictionary(uniqueKeysWithValues: (networkSides[base] ?? []).map { ($0.template, $0) })
         let networkTarget = Dictionary(uniqueKeysWithValues: (networkSides[target] ?? []).map { ($0.template, $0) })
         for template in Set(networkBase.keys).union(networkTarget.keys).sorted() {
@@ -330,12 +347,11 @@ public struct Insights: Sendable {
         func byKind(_ stats: [LaunchStat]) -> [String: Double] {
             Dictionary(stats.compactMap { stat in stat.ttidP50Ms.map { (stat.kind, $0) } }, uniquingKeysWith: { first, _ in first })
         }
-        let kindsBase = byKind(launchesBase.versions), kindsTarget = byKind(launchesTarget.versions)
-        for kind in Set(launchesBase.versions.map(\.kind)).union(launchesTarget.versions.map(\.kind)).sorted() {
+        let kindsBase = byKind(launchesBase), kindsTarget = byKind(launchesTarget)
+        for kind in Set(launchesBase.map(\.kind)).union(launchesTarget.map(\.kind)).sorted() {
             row("launch", kind, "TTID p50 ms", kindsBase[kind], kindsTarget[kind])
         }
-        let frameSides = rawFromEvents ? try events.frames(projectID: projectID, filter: filter, now: now, versions: versions)
-            : try sides { try frames(projectID: projectID, filter: $0, now: now) }
+        let frameSides = try frameRead.value()
         let framesBase = Dictionary(uniqueKeysWithValues: (frameSides[base] ?? []).map { ($0.page, $0) })
         let framesTarget = Dictionary(uniqueKeysWithValues: (frameSides[target] ?? []).map { ($0.page, $0) })
         for page in Set(framesBase.keys).union(framesTarget.keys).sorted() {

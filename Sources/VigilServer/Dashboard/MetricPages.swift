@@ -109,7 +109,15 @@ enum MetricPages {
     }
 
     static func frames(_ page: DashboardPage) throws -> HTTPResponse {
-        let pages = try page.context.insights.frames(projectID: page.project.id, filter: page.filter, now: page.now)
+        // The table, the frozen-frame durations and their stacks are three independent reads.
+        let (context, projectID, filter, now) = (page.context, page.project.id, page.filter, page.now)
+        let statsRead = ConcurrentRead { try context.insights.frames(projectID: projectID, filter: filter, now: now) }
+        let durationsRead = ConcurrentRead {
+            try context.insights.distribution(projectID: projectID, metric: "frames.frozen.duration", filter: filter, now: now)
+        }
+        let stacksRead = ConcurrentRead { try context.stackProfiler.frozenFrames(projectID: projectID, filter: filter, now: now) }
+        [statsRead, durationsRead, stacksRead].runAtOnce()
+        let pages = try statsRead.value()
         var html = HTML()
         html.raw("<h2>Slow frames per rendered frame</h2>")
         html.raw(SVGChart.bars(pages.prefix(20).map { SVGChart.Bar(label: $0.page, value: $0.slowRatio,
@@ -127,12 +135,8 @@ enum MetricPages {
         }
         html.raw("</tbody></table>")
         let focus = page.filter.page.map { " on \($0)" } ?? " (every page; pick one in the table to narrow)"
-        html.raw(DashboardPictures.distribution(try page.context.insights.distribution(projectID: page.project.id,
-                                                                                       metric: "frames.frozen.duration",
-                                                                                       filter: page.filter, now: page.now),
-                                                title: "Frozen frame durations" + focus))
-        html.raw(DashboardPictures.flame(try page.context.stackProfiler.frozenFrames(projectID: page.project.id, filter: page.filter,
-                                                                                     now: page.now),
+        html.raw(DashboardPictures.distribution(try durationsRead.value(), title: "Frozen frame durations" + focus))
+        html.raw(DashboardPictures.flame(try stacksRead.value(),
                                          title: "Where the main thread was during frozen frames" + focus,
                                          what: "frame events with frozen-frame stacks"))
         return try page.render(title: "Frame health by page", active: "/frames", body: html.output)

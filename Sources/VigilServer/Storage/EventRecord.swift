@@ -37,12 +37,15 @@ public struct EventRecord: Sendable, Hashable {
     /// Who the event counts as for distinct users: its `user`, else its `install`, else nil
     /// (then the session counts as the user).
     public var userKey: String?
+    /// A frame window's counts, when the ingest decoded them (nil: read from the payload
+    /// when the row is written, see ``FrameCounts``).
+    public var frameCounts: FrameCounts?
 
     /// Creates a record.
     public init(id: String, type: String, occurredAt: Int64, appID: String, appVersion: String, appBuild: String,
                 os: String, osVersion: String, deviceModel: String, page: String?, sessionID: String,
                 durationMs: Double?, tagsJSON: String, payloadJSON: String, imagesJSON: String?, contextJSON: String?,
-                userKey: String? = nil) {
+                userKey: String? = nil, frameCounts: FrameCounts? = nil) {
         self.id = id
         self.type = type
         self.occurredAt = occurredAt
@@ -60,5 +63,6 @@ public struct EventRecord: Sendable, Hashable {
         self.imagesJSON = imagesJSON
         self.contextJSON = contextJSON
         self.userKey = userKey
+        self.frameCounts = frameCounts
     }
 }

@@ -48,11 +48,17 @@ extension ServerStore {
     }
 
     /// The columns of ``bulkLoadEvents(projectID:_:receivedAt:processed:)``, in the order of its values.
-    private static let bulkColumns = [
+    private static let bulkColumns = recordColumns + ["state", "processed_at"]
+
+    /// The columns ``appendArguments(of:projectID:received:to:)`` fills, in its order.
+    static let recordColumns = [
         "project_id", "id", "type", "received_at", "occurred_at", "app_id", "app_version", "app_build", "os", "os_version",
         "device_model", "page", "session_id", "duration_ms", "tags_json", "payload_json", "images_json", "context_json",
-        "user_key", "state", "processed_at",
-    ]
+        "user_key",
+    ] + frameCountColumns
+
+    /// A frame window's counts (``FrameCounts``), NULL on other rows.
+    static let frameCountColumns = ["frames_rendered", "frames_dropped", "frames_slow", "frames_severe", "frames_frozen"]
 
     static func insertEvents(on connection: any DatabaseConnection, projectID: Int64, _ records: [EventRecord],
                              received: Int64) throws -> Set<String> {
@@ -61,17 +67,15 @@ extension ServerStore {
         while start < records.count {
             let chunk = records[start..<min(start + insertChunk, records.count)]
             start += chunk.count
-            let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            let row = "(" + Array(repeating: "?", count: recordColumns.count).joined(separator: ", ") + ")"
             let sql = """
-                INSERT INTO apm_event (project_id, id, type, received_at, occurred_at, app_id, app_version, app_build,
-                    os, os_version, device_model, page, session_id, duration_ms, tags_json, payload_json, images_json,
-                    context_json, user_key)
+                INSERT INTO apm_event (\(recordColumns.joined(separator: ", ")))
                 VALUES \(Array(repeating: row, count: chunk.count).joined(separator: ", "))
                 ON CONFLICT (project_id, id) DO NOTHING
                 RETURNING id
                 """
             var arguments: [SQLValue] = []
-            arguments.reserveCapacity(chunk.count * 19)
+            arguments.reserveCapacity(chunk.count * recordColumns.count)
             for record in chunk {
                 appendArguments(of: record, projectID: projectID, received: received, to: &arguments)
             }
@@ -88,8 +92,8 @@ extension ServerStore {
         return inserted
     }
 
-    /// Appends the 19 parameters of `record`'s row, in the column order of the inserts:
-    /// project_id, id, type, received_at … images_json, context_json, user_key.
+    /// Appends the parameters of `record`'s row, in the order of ``recordColumns``: project_id,
+    /// id, type, received_at … context_json, user_key, then a frame window's counts.
     static func appendArguments(of record: EventRecord, projectID: Int64, received: Int64, to arguments: inout [SQLValue]) {
         arguments.append(.integer(projectID))
         arguments.append(.text(record.id))
@@ -110,6 +114,11 @@ extension ServerStore {
         arguments.append(.optional(record.imagesJSON))
         arguments.append(.optional(record.contextJSON))
         arguments.append(.optional(record.userKey))
+        if let counts = FrameCounts.of(record) {
+            for value in counts.values { arguments.append(.integer(value)) }
+        } else {
+            for _ in frameCountColumns { arguments.append(.null) }
+        }
     }
 
     /// Counts of a project's (or every project's) stored events by state: waiting, processed,

@@ -131,11 +131,7 @@ extension ServerStore {
     }
 
     /// The columns of a processed row, in the order of its values.
-    private static let processedColumns = [
-        "project_id", "id", "type", "received_at", "occurred_at", "app_id", "app_version", "app_build", "os", "os_version",
-        "device_model", "page", "session_id", "duration_ms", "tags_json", "payload_json", "images_json", "context_json",
-        "user_key", "fingerprint", "issue_id", "frames_json", "state", "processed_at",
-    ]
+    private static let processedColumns = recordColumns + ["fingerprint", "issue_id", "frames_json", "state", "processed_at"]
 
     /// The ids among `ids` that the project already has.
     private static func storedIDs(projectID: Int64, among ids: [String], on connection: any DatabaseConnection) throws -> Set<String> {
