@@ -29,7 +29,7 @@ release: bootstrap
 test: build
 	@scripts/bootstrap --ble
 	$(SWIFT) build --build-tests $(FP_FLAGS)
-	VIGIL_BIN_DIR="$(DEBUG_BIN)" timeout $(TEST_TIMEOUT) $(SWIFT) test --skip-build $(FP_FLAGS)
+	scripts/run-tests $(TEST_TIMEOUT) "$(DEBUG_BIN)" $(FP_FLAGS)
 
 demo: release
 	VIGIL_BIN_DIR="$(RELEASE_BIN)" scripts/demo
