@@ -82,11 +82,21 @@ public struct EventAggregates: Sendable {
     func frames(projectID: Int64, filter: DashboardFilter, now: Date, versions: [String]?) throws -> [String: [FramePageStat]] {
         let split = versions != nil
         let keys = split ? "app_version, page" : "page"
-        // The window's counts are columns of its row (schema 12): no JSON is parsed.
+        // The window's counts are columns of its row (schema 12): no JSON is parsed. The rows
+        // are found first and grouped after (a materialized CTE): a plain GROUP BY page lets
+        // the planner walk the page index for its order, every frame window of the project,
+        // instead of the OS or device index for the few that match.
         let fields = ["frames", "dropped", "slow", "severe", "frozen"]
-        let sums = zip(ServerStore.frameCountColumns, fields).map { "CAST(SUM(\($0)) AS BIGINT) AS \($1)" }
-        let rows = try self.rows(type: "frames", columns: "\(keys), COUNT(*) AS windows, " + sums.joined(separator: ", "),
-                                 filter: filter, now: now, projectID: projectID, versions: versions, suffix: " GROUP BY \(keys)")
+        let conditions = Self.conditions(filter, now: now, versions: versions)
+        let sums = fields.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", ")
+        let counts = zip(ServerStore.frameCountColumns, fields).map { "\($0) AS \($1)" }.joined(separator: ", ")
+        let rows = try store.database.read { connection in
+            try connection.query("""
+                WITH windows AS MATERIALIZED (SELECT \(keys), \(counts) FROM apm_event
+                                              WHERE project_id = ? AND type = 'frames'\(conditions.sql))
+                SELECT \(keys), COUNT(*) AS windows, \(sums) FROM windows GROUP BY \(keys)
+                """, [.integer(projectID)] + conditions.arguments)
+        }
         struct Key: Hashable { var side: String; var page: String }
         var pages: [Key: FramePageStat] = [:]
         for row in rows {

@@ -315,7 +315,8 @@ public struct Insights: Sendable {
             rawFromEvents ? try events.frames(projectID: projectID, filter: filter, now: now, versions: versions)
                 : try sides { try frames(projectID: projectID, filter: $0, now: now) }
         }
-        [launchRead, hangRead, crashRead, networkRead, frameRead].runAtOnce()
+        // The longest first (requests, frames), so that the short ones fill in beside them.
+        [networkRead, frameRead, launchRead, hangRead, crashRead].runAtOnce()
         let launchSides = try launchRead.value()
         let launchesBase = launchSides[base] ?? [], launchesTarget = launchSides[target] ?? []
         // Rates per launch make versions with different audiences comparable.
