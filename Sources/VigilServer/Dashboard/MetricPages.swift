@@ -11,7 +11,15 @@ enum MetricPages {
     }
 
     static func hangs(_ page: DashboardPage) throws -> HTTPResponse {
-        let pages = try page.context.insights.hangs(projectID: page.project.id, filter: page.filter, now: page.now)
+        // The table, the durations and the stacks are three independent reads.
+        let (context, projectID, filter, now) = (page.context, page.project.id, page.filter, page.now)
+        let statsRead = ConcurrentRead { try context.insights.hangs(projectID: projectID, filter: filter, now: now) }
+        let durationsRead = ConcurrentRead {
+            try context.insights.distribution(projectID: projectID, metric: "hang.duration", filter: filter, now: now)
+        }
+        let stacksRead = ConcurrentRead { try context.stackProfiler.hangs(projectID: projectID, filter: filter, now: now) }
+        [statsRead, durationsRead, stacksRead].runAtOnce()
+        let pages = try statsRead.value()
         var html = HTML()
         html.raw("<h2>Total hang time by page</h2>")
         html.raw(SVGChart.bars(pages.prefix(20).map { SVGChart.Bar(label: $0.page, value: $0.totalMs / 1000,
@@ -27,10 +35,8 @@ enum MetricPages {
         }
         html.raw("</tbody></table><p><a href=\"\(page.link("/issues", [("kind", "hang")]))\">Hang issues and their stacks →</a></p>")
         let focus = page.filter.page.map { " on \($0)" } ?? " (every page; pick one in the table to narrow)"
-        html.raw(DashboardPictures.distribution(try page.context.insights.distribution(projectID: page.project.id, metric: "hang.duration",
-                                                                                       filter: page.filter, now: page.now),
-                                                title: "Hang durations" + focus))
-        html.raw(DashboardPictures.flame(try page.context.stackProfiler.hangs(projectID: page.project.id, filter: page.filter, now: page.now),
+        html.raw(DashboardPictures.distribution(try durationsRead.value(), title: "Hang durations" + focus))
+        html.raw(DashboardPictures.flame(try stacksRead.value(),
                                          title: "Where the main thread was during hangs" + focus, what: "hang events"))
         return try page.render(title: "Hangs by page", active: "/hangs", body: html.output)
     }
@@ -62,7 +68,16 @@ enum MetricPages {
     }
 
     static func launch(_ page: DashboardPage) throws -> HTTPResponse {
-        let (stats, trend) = try page.context.insights.launches(projectID: page.project.id, filter: page.filter, now: page.now)
+        // The table and trend, the phase waterfall and the TTID distribution are independent reads.
+        let (context, projectID, filter, now) = (page.context, page.project.id, page.filter, page.now)
+        let kind = page.request.query["kind"].flatMap { LaunchKind(rawValue: $0)?.rawValue } ?? "cold"
+        let statsRead = ConcurrentRead { try context.insights.launches(projectID: projectID, filter: filter, now: now) }
+        let waterfallRead = ConcurrentRead { try context.insights.launchWaterfall(projectID: projectID, kind: kind, filter: filter, now: now) }
+        let durationsRead = ConcurrentRead {
+            try context.insights.distribution(projectID: projectID, metric: "launch.ttid", dimension: kind, filter: filter, now: now)
+        }
+        [statsRead, waterfallRead, durationsRead].runAtOnce()
+        let (stats, trend) = try statsRead.value()
         var html = HTML()
         html.raw("<h2>Cold launch TTID p50 per day</h2>")
         let days = Array(Set(trend.map(\.day))).sorted()
@@ -85,14 +100,11 @@ enum MetricPages {
                      + "<td class=\"num\">\(DashboardPage.ms(stat.ttfdP90Ms))</td></tr>")
         }
         html.raw("</tbody></table><p class=\"muted\">Prewarmed launches are their own kind and stay out of cold statistics.</p>")
-        let kind = page.request.query["kind"].flatMap { LaunchKind(rawValue: $0)?.rawValue } ?? "cold"
-        let waterfall = try page.context.insights.launchWaterfall(projectID: page.project.id, kind: kind, filter: page.filter, now: page.now)
+        let waterfall = try waterfallRead.value()
         html.raw("<h2>Launch phases per release (\(kind))</h2><p class=\"muted\">Each bar ends at the median time from the launch's "
                  + "start to that mark; the marks' medians are taken one by one, so a bar's length is not the median of its phase.</p>")
         html.raw(DashboardPictures.phases(waterfall))
-        html.raw(DashboardPictures.distribution(try page.context.insights.distribution(projectID: page.project.id, metric: "launch.ttid",
-                                                                                       dimension: kind, filter: page.filter, now: page.now),
-                                                title: "Time to initial display (\(kind))"))
+        html.raw(DashboardPictures.distribution(try durationsRead.value(), title: "Time to initial display (\(kind))"))
         html.raw("<h2>Tasks of a typical launch</h2>")
         if let typical = waterfall.typical {
             html.raw("<p class=\"muted typical-launch\">")
