@@ -20,6 +20,15 @@
 ///   collapse rows only eventually, and an answer must not depend on whether they ran.
 ///   `vigil_schema_version` on each shard records what it was brought to; moving a shard from
 ///   version 1 to 2 backfills its roll-ups from the rows it already holds (``rollupBackfill(database:)``).
+/// - The facet roll-ups (version 3), on every shard: `apm_facet_sums_local` and
+///   `apm_facet_histograms_local`, the same sums and histograms kept once more per OS version,
+///   per device model and per page of the event (`facet` `'os'`, `'device'` or `'page'`, and
+///   `facet_value`), ordered by `(project_id, facet, facet_value, metric, app_version, day,
+///   dimension…)`, so a dashboard filter on one of them reads a sort-key range instead of the
+///   event rows. One view per table unfolds each row into its (at most) three facets with
+///   `arrayJoin`; an event without a page adds no `'page'` row. Moving a shard to version 3
+///   fills them from the rows it holds (``facetBackfill(database:)``). No sketches: release
+///   health is not narrowed by these filters.
 ///
 /// Avoided for 18.16: the `LowCardinality` and `DateTime64` types, `Nested` columns (plain
 /// arrays instead), query parameters (`{name:Type}`; values are escaped literals instead),
@@ -28,7 +37,7 @@
 /// settings in `CREATE … SETTINGS` other than `index_granularity`.
 enum ClickHouseSchema {
     /// The version these statements create.
-    static let version = 2
+    static let version = 3
 
     /// The columns, in order, shared by the local and the distributed table.
     static let columns: [(name: String, type: String)] = [
@@ -95,10 +104,43 @@ enum ClickHouseSchema {
         ]
     }
 
-    /// The statements that create the roll-up tables and their views on one shard node, in
-    /// order (a target table before its view). Idempotent.
+    /// The facets an event row is kept under in the facet roll-ups, as `(facet, value)` pairs
+    /// for `arrayJoin`; a row without a page gets an empty facet name there, filtered out.
+    static let facetPairs = "arrayJoin(arrayFilter(pair -> pair.1 != '', [('os', os_version), ('device', device_model), "
+        + "(if(isNull(page), '', 'page'), ifNull(page, ''))]))"
+
+    /// The facet roll-up tables (version 3) in the form of ``rollups(database:)``: the sums and
+    /// histograms once per facet of each row (OS version, device model, page).
+    static func facetRollups(database: String) -> [(name: String, columns: String, engine: String, order: String, select: String)] {
+        let events = "\(database).apm_event_local"
+        return [
+            ("apm_facet_sums",
+             "project_id Int64, facet String, facet_value String, metric String, app_version String, day Int64, dimension String, "
+                + "event_count Int64, total Float64",
+             "SummingMergeTree()", "project_id, facet, facet_value, metric, app_version, day, dimension",
+             """
+             SELECT project_id, facet_pair.1 AS facet, facet_pair.2 AS facet_value, metric, app_version, day, dimension,
+                    sum(c) AS event_count, sum(t) AS total FROM \(events)
+             ARRAY JOIN sum_metric AS metric, sum_dimension AS dimension, sum_count AS c, sum_total AS t
+             GROUP BY project_id, \(facetPairs) AS facet_pair, metric, app_version, day, dimension
+             """),
+            ("apm_facet_histograms",
+             "project_id Int64, facet String, facet_value String, metric String, app_version String, day Int64, dimension String, "
+                + "bucket Int32, observations Int64",
+             "SummingMergeTree()", "project_id, facet, facet_value, metric, app_version, day, dimension, bucket",
+             """
+             SELECT project_id, facet_pair.1 AS facet, facet_pair.2 AS facet_value, metric, app_version, day, dimension, bucket,
+                    toInt64(count()) AS observations FROM \(events)
+             ARRAY JOIN obs_metric AS metric, obs_dimension AS dimension, obs_bucket AS bucket
+             GROUP BY project_id, \(facetPairs) AS facet_pair, metric, app_version, day, dimension, bucket
+             """),
+        ]
+    }
+
+    /// The statements that create the roll-up and facet roll-up tables and their views on one
+    /// shard node, in order (a target table before its view). Idempotent.
     static func rollupTables(database: String) -> [String] {
-        rollups(database: database).flatMap { rollup in
+        (rollups(database: database) + facetRollups(database: database)).flatMap { rollup in
             [
                 """
                 CREATE TABLE IF NOT EXISTS \(database).\(rollup.name)_local (\(rollup.columns))
@@ -118,9 +160,15 @@ enum ClickHouseSchema {
         rollups(database: database).map { "INSERT INTO \(database).\($0.name)_local \($0.select)" }
     }
 
-    /// The `Distributed` tables over the roll-ups, on the entry node.
+    /// The statements that fill one shard's facet roll-up tables from the events it already
+    /// holds: the views' own SELECTs, run once by the migration to version 3.
+    static func facetBackfill(database: String) -> [String] {
+        facetRollups(database: database).map { "INSERT INTO \(database).\($0.name)_local \($0.select)" }
+    }
+
+    /// The `Distributed` tables over the roll-ups and facet roll-ups, on the entry node.
     static func rollupDistributedTables(database: String, cluster: String) -> [String] {
-        rollups(database: database).map {
+        (rollups(database: database) + facetRollups(database: database)).map {
             "CREATE TABLE IF NOT EXISTS \(database).\($0.name) (\($0.columns)) "
                 + "ENGINE = Distributed(\(cluster), \(database), \($0.name)_local, rand())"
         }
