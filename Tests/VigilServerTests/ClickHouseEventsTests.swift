@@ -366,5 +366,13 @@ struct ClickHouseEventsTests {
             #expect(try upgraded.overview(projectID: b, filter: filter, now: now).eventsByType
                     == sqlite.overview(projectID: a, filter: filter, now: now).eventsByType, "\(label)")
         }
+        // One facet over whole days is read from the facet roll-ups alone: with the event rows
+        // gone its figures stay; under two facets (read from the events) nothing is left.
+        for shard in 0..<2 { _ = try cluster.query(shard: shard, "TRUNCATE TABLE vigil.apm_event_local") }
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event") == 0)
+        #expect(try upgraded.network(projectID: b, filter: byOS, now: now) == sqlite.network(projectID: a, filter: byOS, now: now))
+        #expect(try upgraded.frames(projectID: b, filter: byOS, now: now) == sqlite.frames(projectID: a, filter: byOS, now: now))
+        #expect(try upgraded.network(projectID: b, filter: DashboardFilter(range: .all, osVersion: "18.1", deviceModel: "iPad13,1"), now: now)
+                    .isEmpty)
     }
 }
