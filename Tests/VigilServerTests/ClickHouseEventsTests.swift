@@ -366,13 +366,19 @@ struct ClickHouseEventsTests {
             #expect(try upgraded.overview(projectID: b, filter: filter, now: now).eventsByType
                     == sqlite.overview(projectID: a, filter: filter, now: now).eventsByType, "\(label)")
         }
-        // One facet over whole days is read from the facet roll-ups alone: with the event rows
-        // gone its figures stay; under two facets (read from the events) nothing is left.
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_request") == events.filter { $0.type == .network }.count)
+        // One facet over whole days is read from the facet roll-ups alone, and the requests page
+        // under two facets from the request rows: with the event rows gone their figures stay;
+        // frames under two facets (read from the event rows) have nothing left.
         for shard in 0..<2 { _ = try cluster.query(shard: shard, "TRUNCATE TABLE vigil.apm_event_local") }
         #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event") == 0)
+        let request = try #require(events.first { $0.type == .network })
+        let twoFacets = DashboardFilter(range: .all, osVersion: request.device.osVersion, deviceModel: request.device.model)
         #expect(try upgraded.network(projectID: b, filter: byOS, now: now) == sqlite.network(projectID: a, filter: byOS, now: now))
         #expect(try upgraded.frames(projectID: b, filter: byOS, now: now) == sqlite.frames(projectID: a, filter: byOS, now: now))
-        #expect(try upgraded.network(projectID: b, filter: DashboardFilter(range: .all, osVersion: "18.1", deviceModel: "iPad13,1"), now: now)
-                    .isEmpty)
+        let requests = try sqlite.network(projectID: a, filter: twoFacets, now: now)
+        #expect(!requests.isEmpty)
+        #expect(try upgraded.network(projectID: b, filter: twoFacets, now: now) == requests)
+        #expect(try upgraded.frames(projectID: b, filter: twoFacets, now: now).isEmpty)
     }
 }

@@ -29,6 +29,11 @@
 ///   `arrayJoin`; an event without a page adds no `'page'` row. Moving a shard to version 3
 ///   fills them from the rows it holds (``facetBackfill(database:)``). No sketches: release
 ///   health is not narrowed by these filters.
+/// - The request rows (version 3), on every shard: `apm_request_local`, one narrow row per
+///   `network` event (times, version, OS, device, page, the template, total time and its
+///   histogram bucket, failed, each phase's presence and time), filled by a view from the event
+///   rows' own contributions, so the requests page reads it without unfolding the wide rows'
+///   arrays where it must read events (``requestTable(database:)``).
 ///
 /// Avoided for 18.16: the `LowCardinality` and `DateTime64` types, `Nested` columns (plain
 /// arrays instead), query parameters (`{name:Type}`; values are escaped literals instead),
@@ -135,6 +140,58 @@ enum ClickHouseSchema {
              GROUP BY project_id, \(facetPairs) AS facet_pair, metric, app_version, day, dimension, bucket
              """),
         ]
+    }
+
+    /// The phases of a request, as the `network.<phase>` roll-up metrics name them.
+    static let requestPhases = ["dns", "connect", "tls", "request", "ttfb", "response"]
+
+    /// The SELECT over the shard's `apm_event_local` that makes one `apm_request_local` row per
+    /// `network` event that adds to the roll-ups: each figure is the row's own contribution
+    /// (`arr[indexOf(…)]`, the default 0 where the metric is absent).
+    static func requestSelect(database: String) -> String {
+        func sumOf(_ metric: String, _ array: String = "sum_total") -> String { "\(array)[indexOf(sum_metric, '\(metric)')]" }
+        let phases = requestPhases.map { "toUInt8(has(sum_metric, 'network.\($0)')) AS \($0)_count, \(sumOf("network.\($0)")) AS \($0)_ms" }
+        return """
+            SELECT project_id, occurred_at, day, app_version, os_version, device_model, page,
+                   \(sumOf("network", "sum_dimension")) AS template, \(sumOf("network")) AS total_ms,
+                   obs_bucket[indexOf(obs_metric, 'network.total')] AS total_bucket,
+                   toUInt8(has(sum_metric, 'network.errors')) AS failed, \(phases.joined(separator: ", "))
+            FROM \(database).apm_event_local WHERE type = 'network' AND has(sum_metric, 'network')
+            """
+    }
+
+    /// The columns of `apm_request_local` (and its `Distributed` table `apm_request`).
+    static var requestColumns: String {
+        "project_id Int64, occurred_at Int64, day Int64, app_version String, os_version String, device_model String, "
+            + "page Nullable(String), template String, total_ms Float64, total_bucket Int32, failed UInt8, "
+            + requestPhases.map { "\($0)_count UInt8, \($0)_ms Float64" }.joined(separator: ", ")
+    }
+
+    /// The statements that create `apm_request_local` and its view on one shard node: a
+    /// `MergeTree` by month, ordered by `(project_id, occurred_at)`. Idempotent.
+    static func requestTable(database: String) -> [String] {
+        [
+            """
+            CREATE TABLE IF NOT EXISTS \(database).apm_request_local (\(requestColumns))
+            ENGINE = MergeTree()
+            PARTITION BY toYYYYMM(toDateTime(intDiv(occurred_at, 1000)))
+            ORDER BY (project_id, occurred_at)
+            SETTINGS index_granularity = 8192
+            """,
+            "CREATE MATERIALIZED VIEW IF NOT EXISTS \(database).apm_request_mv TO \(database).apm_request_local AS \(requestSelect(database: database))",
+        ]
+    }
+
+    /// The statement that fills one shard's `apm_request_local` from the events it holds, run
+    /// once by the migration to version 3.
+    static func requestBackfill(database: String) -> String {
+        "INSERT INTO \(database).apm_request_local \(requestSelect(database: database))"
+    }
+
+    /// The `Distributed` table over `apm_request_local`, on the entry node.
+    static func requestDistributedTable(database: String, cluster: String) -> String {
+        "CREATE TABLE IF NOT EXISTS \(database).apm_request (\(requestColumns)) "
+            + "ENGINE = Distributed(\(cluster), \(database), apm_request_local, rand())"
     }
 
     /// The statements that create the roll-up and facet roll-up tables and their views on one
