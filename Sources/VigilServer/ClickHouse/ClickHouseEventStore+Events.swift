@@ -1,8 +1,9 @@
 import Foundation
 
-/// The roll-ups computed from the events themselves on ClickHouse, for a filter the roll-up
-/// tables are not kept by (``RollupFilter/events``: exact time range, OS version, device model,
-/// an event's page). Each event row carries its contributions as parallel arrays
+/// The roll-ups computed from the events themselves on ClickHouse, for a filter neither the
+/// roll-up nor the facet roll-up tables are kept by (``RollupFilter/events`` with two or three
+/// of OS version, device model and an event's page, or the partial days at the ends of an
+/// exact time range, ``FacetSplit``). Each event row carries its contributions as parallel arrays
 /// (``ClickHouseSchema``), so a figure is a `GROUP BY` over an `ARRAY JOIN` of them, kept by
 /// the sort key to the project and the event types that carry the metric, and equals what the
 /// main database computes from its events.
