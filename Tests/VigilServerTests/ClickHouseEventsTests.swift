@@ -160,7 +160,8 @@ struct ClickHouseEventsTests {
         // leaves the events alone; the next start creates the views and fills them from those
         // rows, once (a second start adds nothing).
         for shard in 0..<2 {
-            for name in ["apm_rollup_sums", "apm_rollup_histograms", "apm_rollup_sketches", "apm_facet_sums", "apm_facet_histograms"] {
+            for name in ["apm_rollup_sums", "apm_rollup_histograms", "apm_rollup_sketches", "apm_facet_sums", "apm_facet_histograms",
+                         "apm_request"] {
                 _ = try cluster.query(shard: shard, "DROP TABLE vigil.\(name)_mv")
                 _ = try cluster.query(shard: shard, "DROP TABLE vigil.\(name)_local")
             }
@@ -335,10 +336,11 @@ struct ClickHouseEventsTests {
         let withPage = events.filter { $0.context.page != nil }.count
         #expect(facets.split(separator: "\n").map(String.init) == ["device\t900", "os\t900", "page\t\(withPage)"], "\(facets)")
 
-        // A cluster written by a version-2 server (roll-up views, no facet roll-ups): the next
-        // start creates the facet views and fills them from the rows the shards hold, once.
+        // A cluster written by a version-2 server (roll-up views, no facet roll-ups or request
+        // rows): the next start creates those views and fills them from the rows the shards
+        // hold, once.
         for shard in 0..<2 {
-            for name in ["apm_facet_sums", "apm_facet_histograms"] {
+            for name in ["apm_facet_sums", "apm_facet_histograms", "apm_request"] {
                 _ = try cluster.query(shard: shard, "DROP TABLE vigil.\(name)_mv")
                 _ = try cluster.query(shard: shard, "DROP TABLE vigil.\(name)_local")
                 _ = try cluster.query(shard: shard, "DROP TABLE IF EXISTS vigil.\(name)")
