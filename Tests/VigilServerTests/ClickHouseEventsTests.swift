@@ -160,7 +160,8 @@ struct ClickHouseEventsTests {
         // leaves the events alone; the next start creates the views and fills them from those
         // rows, once (a second start adds nothing).
         for shard in 0..<2 {
-            for name in ["apm_rollup_sums", "apm_rollup_histograms", "apm_rollup_sketches"] {
+            for name in ["apm_rollup_sums", "apm_rollup_histograms", "apm_rollup_sketches", "apm_facet_sums", "apm_facet_histograms",
+                         "apm_request"] {
                 _ = try cluster.query(shard: shard, "DROP TABLE vigil.\(name)_mv")
                 _ = try cluster.query(shard: shard, "DROP TABLE vigil.\(name)_local")
             }
@@ -280,6 +281,14 @@ struct ClickHouseEventsTests {
             DashboardFilter(range: .custom(from: Date(timeIntervalSince1970: Double(day - 2 * 86_400_000 + 43_200_000) / 1000),
                                            to: Date(timeIntervalSince1970: Double(day + 86_400_000) / 1000)), deviceModel: "iPad13,1"),
             DashboardFilter(range: .recent(hours: 48), page: "Home"),
+            // Whole days only (the facet roll-ups alone), a release with a device, a range within
+            // one day (the events alone), and two facets at once (the events alone).
+            DashboardFilter(range: .custom(from: Date(timeIntervalSince1970: Double(day - 2 * 86_400_000) / 1000),
+                                           to: Date(timeIntervalSince1970: Double(day) / 1000)), osVersion: "17.4"),
+            DashboardFilter(range: .all, release: "3.2.0", deviceModel: "iPhone14,2"),
+            DashboardFilter(range: .custom(from: Date(timeIntervalSince1970: Double(day - 86_400_000 + 3_600_000) / 1000),
+                                           to: Date(timeIntervalSince1970: Double(day - 3_600_000) / 1000)), page: "Checkout"),
+            DashboardFilter(range: .all, osVersion: "18.1", deviceModel: "iPad13,1"),
         ]
         for filter in filters {
             let label = "\(filter)"
@@ -320,5 +329,58 @@ struct ClickHouseEventsTests {
             let filtered = path + (path.contains("?") ? "&" : "?") + "range=all&os=18.1"
             #expect(try server.adminGet(filtered).status == 200, "\(filtered)")
         }
+        // The facet roll-ups hold every facet, and each event once per facet: the events counted
+        // under one facet (all its values) are the project's events (with a page, for pages).
+        let facets = try cluster.query(shard: 0, "SELECT facet, sum(event_count) FROM vigil.apm_facet_sums "
+            + "WHERE metric = 'events' GROUP BY facet ORDER BY facet FORMAT TabSeparated")
+        let withPage = events.filter { $0.context.page != nil }.count
+        #expect(facets.split(separator: "\n").map(String.init) == ["device\t900", "os\t900", "page\t\(withPage)"], "\(facets)")
+
+        // A cluster written by a version-2 server (roll-up views, no facet roll-ups or request
+        // rows): the next start creates those views and fills them from the rows the shards
+        // hold, once.
+        for shard in 0..<2 {
+            for name in ["apm_facet_sums", "apm_facet_histograms", "apm_request"] {
+                _ = try cluster.query(shard: shard, "DROP TABLE vigil.\(name)_mv")
+                _ = try cluster.query(shard: shard, "DROP TABLE vigil.\(name)_local")
+                _ = try cluster.query(shard: shard, "DROP TABLE IF EXISTS vigil.\(name)")
+            }
+            _ = try cluster.query(shard: shard, "DROP TABLE vigil.vigil_schema_version")
+            _ = try cluster.query(shard: shard, "CREATE TABLE vigil.vigil_schema_version (version UInt32) ENGINE = TinyLog")
+            _ = try cluster.query(shard: shard, "INSERT INTO vigil.vigil_schema_version (version) VALUES (2)")
+        }
+        let reopened = try ClickHouseCluster(ClickHouseLocation(cluster.url(database: "vigil")))
+        try reopened.createSchema()
+        try reopened.createSchema()
+        for shard in 0..<2 {
+            #expect(try Self.count(cluster, "SELECT max(version) FROM vigil.vigil_schema_version", shard: shard) == ClickHouseSchema.version)
+        }
+        #expect(try cluster.query(shard: 0, "SELECT sum(event_count) FROM vigil.apm_facet_sums WHERE metric = 'events' AND facet = 'os'") == "900")
+        let upgraded = Insights(store: server.store, rollups: ClickHouseEventStore(cluster: reopened))
+        for filter in [byOS, DashboardFilter(range: .all, deviceModel: "iPhone15,3"), DashboardFilter(range: .all, page: "Cart"),
+                       DashboardFilter(range: .recent(hours: 48), page: "Home")] {
+            let label = "\(filter)"
+            #expect(try upgraded.network(projectID: b, filter: filter, now: now) == sqlite.network(projectID: a, filter: filter, now: now), "\(label)")
+            #expect(try upgraded.hangs(projectID: b, filter: filter, now: now) == sqlite.hangs(projectID: a, filter: filter, now: now), "\(label)")
+            #expect(try upgraded.frames(projectID: b, filter: filter, now: now) == sqlite.frames(projectID: a, filter: filter, now: now), "\(label)")
+            #expect(try upgraded.launches(projectID: b, filter: filter, now: now).versions
+                    == sqlite.launches(projectID: a, filter: filter, now: now).versions, "\(label)")
+            #expect(try upgraded.overview(projectID: b, filter: filter, now: now).eventsByType
+                    == sqlite.overview(projectID: a, filter: filter, now: now).eventsByType, "\(label)")
+        }
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_request") == events.filter { $0.type == .network }.count)
+        // One facet over whole days is read from the facet roll-ups alone, and the requests page
+        // under two facets from the request rows: with the event rows gone their figures stay;
+        // frames under two facets (read from the event rows) have nothing left.
+        for shard in 0..<2 { _ = try cluster.query(shard: shard, "TRUNCATE TABLE vigil.apm_event_local") }
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event") == 0)
+        let request = try #require(events.first { $0.type == .network })
+        let twoFacets = DashboardFilter(range: .all, osVersion: request.device.osVersion, deviceModel: request.device.model)
+        #expect(try upgraded.network(projectID: b, filter: byOS, now: now) == sqlite.network(projectID: a, filter: byOS, now: now))
+        #expect(try upgraded.frames(projectID: b, filter: byOS, now: now) == sqlite.frames(projectID: a, filter: byOS, now: now))
+        let requests = try sqlite.network(projectID: a, filter: twoFacets, now: now)
+        #expect(!requests.isEmpty)
+        #expect(try upgraded.network(projectID: b, filter: twoFacets, now: now) == requests)
+        #expect(try upgraded.frames(projectID: b, filter: twoFacets, now: now).isEmpty)
     }
 }

@@ -17,7 +17,7 @@ public final class ClickHouseCluster: Sendable {
     /// The database-qualified `Distributed` table.
     public var distributedTable: String { "\(location.database).apm_event" }
     /// The database-qualified `Distributed` table over a roll-up (`apm_rollup_sums`,
-    /// `apm_rollup_histograms`, `apm_rollup_sketches`).
+    /// `apm_rollup_histograms`, `apm_rollup_sketches`, `apm_facet_sums`, `apm_facet_histograms`).
     func rollupTable(_ name: String) -> String { "\(location.database).\(name)" }
 
     /// Connects to the entry node, finds the cluster's shards in `system.clusters`, and creates
@@ -52,10 +52,11 @@ public final class ClickHouseCluster: Sendable {
     /// Creates the database and the tables where missing, and brings each shard to
     /// ``ClickHouseSchema/version``: the event table and the roll-ups with their materialized
     /// views on every shard node, the `Distributed` tables on the entry node. A shard that held
-    /// events before it had the roll-ups (version 1) gets them filled from those rows, once.
+    /// events before it had the roll-ups (version 1) or the facet roll-ups and request rows
+    /// (versions 1 and 2) gets them filled from those rows, once.
     ///
     /// Several servers may start at once on a new cluster (every `CREATE` is `IF NOT EXISTS`).
-    /// The version-1 → 2 fill is not safe against another writer: between creating a view and
+    /// The fills (to versions 2 and 3) are not safe against another writer: between creating a view and
     /// the fill, rows inserted by another server would be counted twice, so a cluster written
     /// by an older server is upgraded by starting one server first (docs/server.md).
     public func createSchema() throws {
@@ -67,23 +68,32 @@ public final class ClickHouseCluster: Sendable {
             try node.execute(ClickHouseSchema.versionTable(database: database))
             let held = Int(try node.rows("SELECT max(version) FROM \(database).vigil_schema_version").first?.first??.description ?? "") ?? 0
             guard held < ClickHouseSchema.version else { continue }
-            let hadEvents = try node.rows("""
-                SELECT count() FROM system.tables WHERE database = \(ClickHouseNode.literal(database)) AND name = 'apm_event_local'
-                """).first?.first??.description == "1"
-            let hadRollups = try node.rows("""
-                SELECT count() FROM system.tables WHERE database = \(ClickHouseNode.literal(database)) AND name = 'apm_rollup_sums_mv'
-                """).first?.first??.description == "1"
+            func has(_ table: String) throws -> Bool {
+                try node.rows("""
+                    SELECT count() FROM system.tables WHERE database = \(ClickHouseNode.literal(database)) AND name = \(ClickHouseNode.literal(table))
+                    """).first?.first??.description == "1"
+            }
+            let hadEvents = try has("apm_event_local")
+            let hadRollups = try has("apm_rollup_sums_mv")
+            let hadFacets = try has("apm_facet_sums_mv")
+            let hadRequests = try has("apm_request_mv")
             try node.execute(ClickHouseSchema.localTable(database: database))
             for statement in ClickHouseSchema.rollupTables(database: database) { try node.execute(statement) }
+            for statement in ClickHouseSchema.requestTable(database: database) { try node.execute(statement) }
             if hadEvents && !hadRollups {
                 for statement in ClickHouseSchema.rollupBackfill(database: database) { try node.execute(statement) }
             }
+            if hadEvents && !hadFacets {
+                for statement in ClickHouseSchema.facetBackfill(database: database) { try node.execute(statement) }
+            }
+            if hadEvents && !hadRequests { try node.execute(ClickHouseSchema.requestBackfill(database: database)) }
             try node.execute("INSERT INTO \(database).vigil_schema_version (version) VALUES (\(ClickHouseSchema.version))")
         }
         try entry.execute(ClickHouseSchema.distributedTable(database: database, cluster: location.cluster))
         for statement in ClickHouseSchema.rollupDistributedTables(database: database, cluster: location.cluster) {
             try entry.execute(statement)
         }
+        try entry.execute(ClickHouseSchema.requestDistributedTable(database: database, cluster: location.cluster))
     }
 
     /// The shard (0-based) an event id's row goes to: FNV-1a of the id, modulo the shard count.

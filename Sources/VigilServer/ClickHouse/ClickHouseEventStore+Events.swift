@@ -1,13 +1,15 @@
 import Foundation
 
-/// The roll-ups computed from the events themselves on ClickHouse, for a filter the roll-up
-/// tables are not kept by (``RollupFilter/events``: exact time range, OS version, device model,
-/// an event's page). Each event row carries its contributions as parallel arrays
+/// The roll-ups computed from the events themselves on ClickHouse, for a filter neither the
+/// roll-up nor the facet roll-up tables are kept by (``RollupFilter/events`` with two or three
+/// of OS version, device model and an event's page, or the partial days at the ends of an
+/// exact time range, ``FacetSplit``). Each event row carries its contributions as parallel arrays
 /// (``ClickHouseSchema``), so a figure is a `GROUP BY` over an `ARRAY JOIN` of them, kept by
 /// the sort key to the project and the event types that carry the metric, and equals what the
 /// main database computes from its events.
 ///
-/// Cost: a scan of the project's rows of those types within the filter's partitions.
+/// Cost: a scan of the project's rows of those types within the filter's partitions (for the
+/// requests page, of its narrow request rows instead: `ClickHouseEventStore+Requests.swift`).
 extension ClickHouseEventStore {
     /// The event types whose rows can carry `metric`; nil: any type.
     static func types(of metric: String) -> [String]? {
@@ -34,7 +36,7 @@ extension ClickHouseEventStore {
     /// tables' `WHERE`). Bounds on `occurred_at` beside those on `day` let ClickHouse skip
     /// partitions and sort-key ranges. `dimension` names the row's own dimension column (the
     /// ARRAY JOIN alias, or `type` for the per-type event counts).
-    fileprivate func filterClause(_ filter: RollupFilter, dimension: String = "dimension") -> String {
+    func filterClause(_ filter: RollupFilter, dimension: String = "dimension") -> String {
         var clause = ""
         if let version = filter.version { clause += " AND app_version = \(ClickHouseNode.literal(version))" }
         if let since = filter.sinceDay { clause += " AND day >= \(since) AND occurred_at >= \(since * 86_400_000)" }
@@ -53,6 +55,7 @@ extension ClickHouseEventStore {
 
     func eventSums(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [RollupRow] {
         guard !metrics.isEmpty else { return [] }
+        if let requests = try requestSums(projectID: projectID, metrics: metrics, filter: filter) { return requests }
         // Every row adds exactly one `events` sum (dimension: its type, count 1, total 0): counted
         // without unfolding the arrays, the overview reads three small columns.
         if metrics.contains("events") {
@@ -91,6 +94,7 @@ extension ClickHouseEventStore {
     }
 
     func eventDistributions(projectID: Int64, metric: String, filter: RollupFilter) throws -> [RollupDistribution] {
+        if metric == "network.total" { return try requestDistributions(projectID: projectID, filter: filter) }
         var groups = ["dimension"]
         if filter.byVersion { groups.append("app_version") }
         if filter.byDay { groups.append("day") }

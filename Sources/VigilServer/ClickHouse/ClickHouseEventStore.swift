@@ -11,11 +11,15 @@ import Foundation
 /// project's granules of the metrics asked for. Histograms come back as (bucket, count) and are
 /// read into the same ``LogHistogram``, so percentiles equal SQLite's and PostgreSQL's exactly;
 /// release-health sketches are the same HyperLogLog registers (max rank per register). A filter
-/// with ``RollupFilter/events`` (OS version, device, an event's page, an exact time range) is
-/// answered from the events instead (`ClickHouseEventStore+Events.swift`).
+/// with ``RollupFilter/events`` on one of OS version, device model or an event's page is
+/// answered from the facet roll-ups for its whole days and from the events for the partial days
+/// at the ends of its exact range (`ClickHouseEventStore+Facets.swift`); one with two or three
+/// of them, and the release-health sketches under any of them, from the events
+/// (`ClickHouseEventStore+Events.swift`).
 ///
-/// Threading: safe to share. Cost: one HTTP query per call; the rows read grow with projects ×
-/// metrics × versions × days × dimensions (× buckets or registers), not with events.
+/// Threading: safe to share. Cost: one HTTP query per call (up to three under a facet filter
+/// with partial days); the roll-up rows read grow with projects × metrics × versions × days ×
+/// dimensions (× buckets or registers, × facet values), not with events.
 public struct ClickHouseEventStore: RollupSource {
     /// The cluster read from.
     public let cluster: ClickHouseCluster
@@ -23,13 +27,14 @@ public struct ClickHouseEventStore: RollupSource {
     /// Reads over `cluster`.
     public init(cluster: ClickHouseCluster) { self.cluster = cluster }
 
-    /// Every event row is there with its columns: OS, device, page and exact time apply
-    /// (read from the events, ``eventSums(projectID:metrics:filter:)``), the rest from the
-    /// roll-up tables.
+    /// Every event row is there with its columns: OS, device, page and exact time apply (one
+    /// of the three from the facet roll-ups and the partial days' events, several from the
+    /// events), the rest from the roll-up tables.
     public var filtersEvents: Bool { true }
 
-    /// The filter's version, days and dimension as SQL conditions on a roll-up table.
-    private func filterClause(_ filter: RollupFilter) -> String {
+    /// The filter's version, days and dimension as SQL conditions on a roll-up table (the
+    /// facet roll-ups' too).
+    func rollupClause(_ filter: RollupFilter) -> String {
         var clause = ""
         if let version = filter.version { clause += " AND app_version = \(ClickHouseNode.literal(version))" }
         if let since = filter.sinceDay { clause += " AND day >= \(since)" }
@@ -50,12 +55,15 @@ public struct ClickHouseEventStore: RollupSource {
 
     public func rollupSums(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [RollupRow] {
         guard !metrics.isEmpty else { return [] }
-        if filter.events != nil { return try eventSums(projectID: projectID, metrics: metrics, filter: filter) }
+        if filter.events != nil {
+            if let split = FacetSplit(filter) { return try facetSums(projectID: projectID, metrics: metrics, filter: filter, split: split) }
+            return try eventSums(projectID: projectID, metrics: metrics, filter: filter)
+        }
         let groups = Self.groups(filter)
         let keys = groups.joined(separator: ", ")
         let rows = try cluster.entry.rows("""
             SELECT \(keys), sum(event_count), sum(total) FROM \(cluster.rollupTable("apm_rollup_sums"))
-            WHERE project_id = \(projectID) AND metric IN (\(list(metrics)))\(filterClause(filter))
+            WHERE project_id = \(projectID) AND metric IN (\(list(metrics)))\(rollupClause(filter))
             GROUP BY \(keys)
             """)
         return try Self.sums(rows, filter: filter)
@@ -79,12 +87,17 @@ public struct ClickHouseEventStore: RollupSource {
     }
 
     public func rollupDistributions(projectID: Int64, metric: String, filter: RollupFilter) throws -> [RollupDistribution] {
-        if filter.events != nil { return try eventDistributions(projectID: projectID, metric: metric, filter: filter) }
+        if filter.events != nil {
+            if let split = FacetSplit(filter) {
+                return try facetDistributions(projectID: projectID, metric: metric, filter: filter, split: split)
+            }
+            return try eventDistributions(projectID: projectID, metric: metric, filter: filter)
+        }
         let groups = Self.groups(filter)
         let keys = groups.joined(separator: ", ")
         let rows = try cluster.entry.rows("""
             SELECT \(keys), bucket, sum(observations) FROM \(cluster.rollupTable("apm_rollup_histograms"))
-            WHERE project_id = \(projectID) AND metric = \(ClickHouseNode.literal(metric))\(filterClause(filter))
+            WHERE project_id = \(projectID) AND metric = \(ClickHouseNode.literal(metric))\(rollupClause(filter))
             GROUP BY \(keys), bucket
             """)
         return try Self.histograms(rows, dimensionField: 1, filter: filter)
@@ -136,7 +149,7 @@ public struct ClickHouseEventStore: RollupSource {
         dayless.dimension = nil
         return try cluster.entry.rows("""
             SELECT \(groups), maxMerge(rank) FROM \(cluster.rollupTable("apm_rollup_sketches"))
-            WHERE project_id = \(projectID) AND metric IN (\(list(metrics)))\(filterClause(dayless))
+            WHERE project_id = \(projectID) AND metric IN (\(list(metrics)))\(rollupClause(dayless))
             GROUP BY \(groups)
             """).map { row in
             let rank = filter.byDay ? 5 : 4

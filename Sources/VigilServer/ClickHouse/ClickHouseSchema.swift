@@ -20,6 +20,20 @@
 ///   collapse rows only eventually, and an answer must not depend on whether they ran.
 ///   `vigil_schema_version` on each shard records what it was brought to; moving a shard from
 ///   version 1 to 2 backfills its roll-ups from the rows it already holds (``rollupBackfill(database:)``).
+/// - The facet roll-ups (version 3), on every shard: `apm_facet_sums_local` and
+///   `apm_facet_histograms_local`, the same sums and histograms kept once more per OS version,
+///   per device model and per page of the event (`facet` `'os'`, `'device'` or `'page'`, and
+///   `facet_value`), ordered by `(project_id, facet, facet_value, metric, app_version, day,
+///   dimension…)`, so a dashboard filter on one of them reads a sort-key range instead of the
+///   event rows. One view per table unfolds each row into its (at most) three facets with
+///   `arrayJoin`; an event without a page adds no `'page'` row. Moving a shard to version 3
+///   fills them from the rows it holds (``facetBackfill(database:)``). No sketches: release
+///   health is not narrowed by these filters.
+/// - The request rows (version 3), on every shard: `apm_request_local`, one narrow row per
+///   `network` event (times, version, OS, device, page, the template, total time and its
+///   histogram bucket, failed, each phase's presence and time), filled by a view from the event
+///   rows' own contributions, so the requests page reads it without unfolding the wide rows'
+///   arrays where it must read events (``requestTable(database:)``).
 ///
 /// Avoided for 18.16: the `LowCardinality` and `DateTime64` types, `Nested` columns (plain
 /// arrays instead), query parameters (`{name:Type}`; values are escaped literals instead),
@@ -28,7 +42,7 @@
 /// settings in `CREATE … SETTINGS` other than `index_granularity`.
 enum ClickHouseSchema {
     /// The version these statements create.
-    static let version = 2
+    static let version = 3
 
     /// The columns, in order, shared by the local and the distributed table.
     static let columns: [(name: String, type: String)] = [
@@ -95,10 +109,95 @@ enum ClickHouseSchema {
         ]
     }
 
-    /// The statements that create the roll-up tables and their views on one shard node, in
-    /// order (a target table before its view). Idempotent.
+    /// The facets an event row is kept under in the facet roll-ups, as `(facet, value)` pairs
+    /// for `arrayJoin`; a row without a page gets an empty facet name there, filtered out.
+    static let facetPairs = "arrayJoin(arrayFilter(pair -> pair.1 != '', [('os', os_version), ('device', device_model), "
+        + "(if(isNull(page), '', 'page'), ifNull(page, ''))]))"
+
+    /// The facet roll-up tables (version 3) in the form of ``rollups(database:)``: the sums and
+    /// histograms once per facet of each row (OS version, device model, page).
+    static func facetRollups(database: String) -> [(name: String, columns: String, engine: String, order: String, select: String)] {
+        let events = "\(database).apm_event_local"
+        return [
+            ("apm_facet_sums",
+             "project_id Int64, facet String, facet_value String, metric String, app_version String, day Int64, dimension String, "
+                + "event_count Int64, total Float64",
+             "SummingMergeTree()", "project_id, facet, facet_value, metric, app_version, day, dimension",
+             """
+             SELECT project_id, facet_pair.1 AS facet, facet_pair.2 AS facet_value, metric, app_version, day, dimension,
+                    sum(c) AS event_count, sum(t) AS total FROM \(events)
+             ARRAY JOIN sum_metric AS metric, sum_dimension AS dimension, sum_count AS c, sum_total AS t
+             GROUP BY project_id, \(facetPairs) AS facet_pair, metric, app_version, day, dimension
+             """),
+            ("apm_facet_histograms",
+             "project_id Int64, facet String, facet_value String, metric String, app_version String, day Int64, dimension String, "
+                + "bucket Int32, observations Int64",
+             "SummingMergeTree()", "project_id, facet, facet_value, metric, app_version, day, dimension, bucket",
+             """
+             SELECT project_id, facet_pair.1 AS facet, facet_pair.2 AS facet_value, metric, app_version, day, dimension, bucket,
+                    toInt64(count()) AS observations FROM \(events)
+             ARRAY JOIN obs_metric AS metric, obs_dimension AS dimension, obs_bucket AS bucket
+             GROUP BY project_id, \(facetPairs) AS facet_pair, metric, app_version, day, dimension, bucket
+             """),
+        ]
+    }
+
+    /// The phases of a request, as the `network.<phase>` roll-up metrics name them.
+    static let requestPhases = ["dns", "connect", "tls", "request", "ttfb", "response"]
+
+    /// The SELECT over the shard's `apm_event_local` that makes one `apm_request_local` row per
+    /// `network` event that adds to the roll-ups: each figure is the row's own contribution
+    /// (`arr[indexOf(…)]`, the default 0 where the metric is absent).
+    static func requestSelect(database: String) -> String {
+        func sumOf(_ metric: String, _ array: String = "sum_total") -> String { "\(array)[indexOf(sum_metric, '\(metric)')]" }
+        let phases = requestPhases.map { "toUInt8(has(sum_metric, 'network.\($0)')) AS \($0)_count, \(sumOf("network.\($0)")) AS \($0)_ms" }
+        return """
+            SELECT project_id, occurred_at, day, app_version, os_version, device_model, page,
+                   \(sumOf("network", "sum_dimension")) AS template, \(sumOf("network")) AS total_ms,
+                   obs_bucket[indexOf(obs_metric, 'network.total')] AS total_bucket,
+                   toUInt8(has(sum_metric, 'network.errors')) AS failed, \(phases.joined(separator: ", "))
+            FROM \(database).apm_event_local WHERE type = 'network' AND has(sum_metric, 'network')
+            """
+    }
+
+    /// The columns of `apm_request_local` (and its `Distributed` table `apm_request`).
+    static var requestColumns: String {
+        "project_id Int64, occurred_at Int64, day Int64, app_version String, os_version String, device_model String, "
+            + "page Nullable(String), template String, total_ms Float64, total_bucket Int32, failed UInt8, "
+            + requestPhases.map { "\($0)_count UInt8, \($0)_ms Float64" }.joined(separator: ", ")
+    }
+
+    /// The statements that create `apm_request_local` and its view on one shard node: a
+    /// `MergeTree` by month, ordered by `(project_id, occurred_at)`. Idempotent.
+    static func requestTable(database: String) -> [String] {
+        [
+            """
+            CREATE TABLE IF NOT EXISTS \(database).apm_request_local (\(requestColumns))
+            ENGINE = MergeTree()
+            PARTITION BY toYYYYMM(toDateTime(intDiv(occurred_at, 1000)))
+            ORDER BY (project_id, occurred_at)
+            SETTINGS index_granularity = 8192
+            """,
+            "CREATE MATERIALIZED VIEW IF NOT EXISTS \(database).apm_request_mv TO \(database).apm_request_local AS \(requestSelect(database: database))",
+        ]
+    }
+
+    /// The statement that fills one shard's `apm_request_local` from the events it holds, run
+    /// once by the migration to version 3.
+    static func requestBackfill(database: String) -> String {
+        "INSERT INTO \(database).apm_request_local \(requestSelect(database: database))"
+    }
+
+    /// The `Distributed` table over `apm_request_local`, on the entry node.
+    static func requestDistributedTable(database: String, cluster: String) -> String {
+        "CREATE TABLE IF NOT EXISTS \(database).apm_request (\(requestColumns)) "
+            + "ENGINE = Distributed(\(cluster), \(database), apm_request_local, rand())"
+    }
+
+    /// The statements that create the roll-up and facet roll-up tables and their views on one
+    /// shard node, in order (a target table before its view). Idempotent.
     static func rollupTables(database: String) -> [String] {
-        rollups(database: database).flatMap { rollup in
+        (rollups(database: database) + facetRollups(database: database)).flatMap { rollup in
             [
                 """
                 CREATE TABLE IF NOT EXISTS \(database).\(rollup.name)_local (\(rollup.columns))
@@ -118,9 +217,15 @@ enum ClickHouseSchema {
         rollups(database: database).map { "INSERT INTO \(database).\($0.name)_local \($0.select)" }
     }
 
-    /// The `Distributed` tables over the roll-ups, on the entry node.
+    /// The statements that fill one shard's facet roll-up tables from the events it already
+    /// holds: the views' own SELECTs, run once by the migration to version 3.
+    static func facetBackfill(database: String) -> [String] {
+        facetRollups(database: database).map { "INSERT INTO \(database).\($0.name)_local \($0.select)" }
+    }
+
+    /// The `Distributed` tables over the roll-ups and facet roll-ups, on the entry node.
     static func rollupDistributedTables(database: String, cluster: String) -> [String] {
-        rollups(database: database).map {
+        (rollups(database: database) + facetRollups(database: database)).map {
             "CREATE TABLE IF NOT EXISTS \(database).\($0.name) (\($0.columns)) "
                 + "ENGINE = Distributed(\(cluster), \(database), \($0.name)_local, rand())"
         }
