@@ -59,38 +59,55 @@ public final class EventSpool: Sendable {
     ///
     /// Cost: one file write and two `fsync`s (the file, then the folder).
     public func append(_ lines: Data, batchID: Int64) throws -> Batch {
+        try publish(try writeUnpublished(lines, batchID: batchID))
+    }
+
+    /// A batch written and synced under a temporary name, not yet in the queue: a crash drops
+    /// it (the next start deletes `.tmp` files), ``publish(_:)`` makes it a batch,
+    /// ``discard(_:)`` deletes it.
+    public struct Unpublished: Sendable {
+        /// The id written into its rows.
+        public var batchID: Int64
+        /// The temporary file.
+        public var path: String
+    }
+
+    /// The first half of ``append(_:batchID:)``: writes and syncs `lines` under a temporary name.
+    /// Safe to run while the caller's other work (the main database's commit) goes on; the
+    /// batch is not in the queue until ``publish(_:)``. Cost: one file write and its `fsync`.
+    public func writeUnpublished(_ lines: Data, batchID: Int64) throws -> Unpublished {
+        let temporary = directory + "/" + String(format: "pending-%016llx", UInt64(bitPattern: batchID)) + ".tmp"
+        do {
+            try Self.writeSynced(temporary, lines)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        return Unpublished(batchID: batchID, path: temporary)
+    }
+
+    /// The second half: gives the batch the next sequence, renames it into the queue and syncs
+    /// the folder (the rename is what makes it a batch after a crash). Callers publish one at a
+    /// time when the order of their batches matters. Cost: a rename and one `fsync`.
+    public func publish(_ written: Unpublished) throws -> Batch {
         let sequence = nextSequence.withLock { value -> Int64 in
             defer { value += 1 }
             return value
         }
-        let name = String(format: "%016lld-%016llx", sequence, UInt64(bitPattern: batchID))
-        let final = directory + "/" + name + ".batch"
-        let temporary = directory + "/" + name + ".tmp"
-        try Self.writeSynced(temporary, lines)
-        guard rename(temporary, final) == 0 else {
-            throw ClickHouseError.transport("spool: cannot rename \(temporary): \(String(cString: strerror(errno)))")
+        let final = directory + "/" + String(format: "%016lld-%016llx", sequence, UInt64(bitPattern: written.batchID)) + ".batch"
+        guard rename(written.path, final) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(written.path)
+            throw ClickHouseError.transport("spool: cannot rename \(written.path): \(reason)")
         }
         let folder = open(directory, O_RDONLY)
         if folder >= 0 { _ = fsync(folder); close(folder) }
-        return Batch(sequence: sequence, batchID: batchID, path: final)
+        return Batch(sequence: sequence, batchID: written.batchID, path: final)
     }
 
-    private static func writeSynced(_ path: String, _ data: Data) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw ClickHouseError.transport("spool: cannot create \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        try data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw ClickHouseError.transport("spool: cannot write \(path): \(String(cString: strerror(errno)))")
-                }
-                offset += n
-            }
-        }
-        guard fsync(fd) == 0 else { throw ClickHouseError.transport("spool: cannot sync \(path): \(String(cString: strerror(errno)))") }
+    /// Deletes a batch that is not to be published.
+    public func discard(_ written: Unpublished) {
+        unlink(written.path)
     }
 
     /// The rows of `batch`: each event id with its JSON row (newline included).
