@@ -42,7 +42,9 @@ public final class ClickHouseEventSink: Sendable {
     /// The spool.
     public let spool: EventSpool
     /// Least time between two inserts of the shipper, so that a busy server sends few large
-    /// blocks (ClickHouse favours about one insert per second per table) rather than many small.
+    /// blocks (ClickHouse favours about one insert per second per table) rather than many small:
+    /// each insert makes a part in the event table and in each roll-up view's table, parts the
+    /// shard merges later. So also about how long a dashboard figure lags behind ingest.
     public let flushInterval: Double
     /// Most rows in one group of batches.
     public let maximumGroupRows: Int
@@ -77,7 +79,7 @@ public final class ClickHouseEventSink: Sendable {
 
     /// A sink over `cluster` spooling to `spool`; batches already in the spool (from an earlier
     /// run) are queued first, each checked on every shard before it is sent again.
-    public init(cluster: ClickHouseCluster, spool: EventSpool, flushInterval: Double = 0.25, maximumGroupRows: Int = 200_000,
+    public init(cluster: ClickHouseCluster, spool: EventSpool, flushInterval: Double = 1, maximumGroupRows: Int = 200_000,
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.cluster = cluster
         self.spool = spool
