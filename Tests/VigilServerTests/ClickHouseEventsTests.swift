@@ -76,42 +76,85 @@ struct ClickHouseEventsTests {
         Int(try cluster.query(shard: shard, sql)) ?? -1
     }
 
-    @Test("events posted to one server land once across both shards, and a repeated batch is not stored again")
-    func eventsLandOnce() throws {
+    /// Whether a test server processes at ingest (one worker: its spool is written while the
+    /// main database commits) or stores events waiting (no worker: spooled after the commit).
+    static let ingestPaths = [0, 1]
+
+    @Test("events posted to one server land once across both shards, and a repeated or half-repeated batch is not stored again",
+          arguments: ingestPaths)
+    func eventsLandOnce(workers: Int) throws {
         let cluster = try ClickHouseTestCluster(shards: 2)
         defer { cluster.stop() }
-        let server = try Self.server(cluster)
+        let server = try Self.server(cluster, workers: workers)
         let events = Self.seededEvents(count: 600)
         try Self.post(server, events)
         // The SDK's retry of a batch it did not hear back about: accepted, stored nowhere again.
         try Self.post(server, Array(events[0..<100]))
+        // Half of a batch stored before: only the other half is new, in --db and in ClickHouse.
+        let half = try server.postEvents(Array(events[100..<150]) + Self.seededEvents(count: 50))
+        #expect(half.status == 200 && half.json["stored"] as? Int == 50, "\(half.text.prefix(300))")
         let sink = try #require(server.app.context.eventSink)
         #expect(sink.drain(timeout: 60), "the spool emptied")
-        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event") == 600)
-        #expect(try Self.count(cluster, "SELECT uniqExact(id) FROM vigil.apm_event") == 600)
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event") == 650)
+        #expect(try Self.count(cluster, "SELECT uniqExact(id) FROM vigil.apm_event") == 650)
         let first = try Self.count(cluster, "SELECT count() FROM vigil.apm_event_local", shard: 0)
         let second = try Self.count(cluster, "SELECT count() FROM vigil.apm_event_local", shard: 1)
-        #expect(first + second == 600)
+        #expect(first + second == 650)
         #expect(first > 150 && second > 150, "both shards hold a share: \(first) and \(second)")
         let metrics = try server.client.get("/metrics").text
         #expect(metrics.contains("vigil_clickhouse_spool_batches 0"))
-        #expect(metrics.contains("vigil_clickhouse_inserted_rows 600"))
+        #expect(metrics.contains("vigil_clickhouse_inserted_rows 650"))
+        // No batch left in the spool folder (only spare files, `.tmp`, kept for reuse and deleted at start).
+        let left = try FileManager.default.contentsOfDirectory(atPath: cluster.directory.file("spool").path)
+        #expect(left.allSatisfy { $0.hasSuffix(".tmp") }, "\(left)")
     }
 
-    @Test("the dashboard's figures read from ClickHouse equal the roll-up tables' on the same events")
+    @Test("the dashboard's figures read from ClickHouse equal SQLite's roll-up tables' on the same events")
     func sameFiguresAsRollupTables() throws {
         let cluster = try ClickHouseTestCluster(shards: 2)
         defer { cluster.stop() }
         let server = try Self.server(cluster)
-        try Self.post(server, Self.seededEvents(count: 900))
-        try EventProcessor(store: server.store, symbols: SymbolTableCache(engine: nil)).drain()
+        // The same events into a server without --events: its roll-up tables are the reference.
+        let plain = try TestServer(.sqlite) { options in
+            options.workers = 0
+            options.rateLimitPerSecond = 0
+        }
+        let events = Self.seededEvents(count: 900)
+        try Self.post(server, events)
+        try Self.post(plain, events)
+        // Processed by the worker path, each server's processor with its own roll-up scope.
+        try server.app.context.processor.drain()
+        try plain.app.context.processor.drain()
         let sink = try #require(server.app.context.eventSink)
         #expect(sink.drain(timeout: 60))
+        #expect(server.project.id == plain.project.id)
 
-        let tables = Insights(store: server.store)
+        let tables = Insights(store: plain.store)
         let clickhouse = server.app.context.insights
         #expect(server.app.context.rollups is ClickHouseEventStore)
         let project = server.project.id
+        // With --events the main database keeps only the roll-ups its own readers use
+        // (RollupScope): release health for the alert rules, event counts, hang and frame-window
+        // counts for the page menu; everything else is ClickHouse's.
+        let metrics = { (store: ServerStore, table: String) in
+            try store.database.read { connection in
+                Set(try connection.query("SELECT DISTINCT metric FROM \(table)").compactMap { $0.string("metric") })
+            }
+        }
+        for table in ["rollup_sums", "rollup_histograms", "rollup_sketches"] {
+            let kept = try metrics(server.store, table), all = try metrics(plain.store, table)
+            #expect(kept == all.filter { RollupScope.readByMainDatabase.keeps($0) }, "\(table): \(kept.sorted())")
+        }
+        let kept = try metrics(server.store, "rollup_sums")
+        #expect(kept.isSuperset(of: ["events", "hang", "frames.windows", "release.sessions", "release.hangs"]), "\(kept.sorted())")
+        #expect(kept.isDisjoint(with: ["network", "network.total", "launch", "frames.slow", "crash", "span"]), "\(kept.sorted())")
+        #expect(try metrics(plain.store, "rollup_sums").isSuperset(of: ["network", "launch", "frames.slow", "crash"]))
+        // What the main database's own readers get is unchanged: release health (the alert rules), the
+        // page menu's pages, the versions.
+        #expect(try server.store.releaseHealth(projectID: project).map(\.total) == plain.store.releaseHealth(projectID: project).map(\.total))
+        #expect(try server.store.rollupDimensions(projectID: project, metrics: ["hang", "frames.windows"])
+                == plain.store.rollupDimensions(projectID: project, metrics: ["hang", "frames.windows"]))
+        #expect(try server.store.appVersions(projectID: project) == plain.store.appVersions(projectID: project))
         let hangs = try tables.hangs(projectID: project)
         #expect(!hangs.isEmpty)
         #expect(try clickhouse.hangs(projectID: project) == hangs)
@@ -128,7 +171,7 @@ struct ClickHouseEventsTests {
         }
         for filter in [RollupFilter(version: "3.3.0", byDay: true), RollupFilter(sinceDay: 20_785, byVersion: true, byDay: true)] {
             #expect(try server.app.context.rollups.rollupSums(projectID: project, metrics: ["events", "launch"], filter: filter).sorted(by: Self.order)
-                    == server.store.rollupSums(projectID: project, metrics: ["events", "launch"], filter: filter).sorted(by: Self.order))
+                    == plain.store.rollupSums(projectID: project, metrics: ["events", "launch"], filter: filter).sorted(by: Self.order))
         }
         let network = try tables.network(projectID: project)
         #expect(network.count == 2 && network.allSatisfy { $0.p99Ms != nil && $0.phases.dns != nil })
@@ -146,13 +189,13 @@ struct ClickHouseEventsTests {
         let overview = try tables.overview(projectID: project)
         #expect(try clickhouse.overview(projectID: project) == overview)
         #expect(overview.eventsByType.values.reduce(0, +) == 900)
-        let releases = try server.store.releaseHealth(projectID: project)
+        let releases = try plain.store.releaseHealth(projectID: project)
         #expect(releases.count == 2 && releases.allSatisfy { $0.total.users > 0 && $0.total.sessions > 0 })
         let fromClickHouse = try server.app.context.rollups.releaseHealth(projectID: project)
         #expect(fromClickHouse.map(\.total) == releases.map(\.total))
         #expect(fromClickHouse.map(\.days) == releases.map(\.days))
         // The releases page's form: users merged over the days in the query, per-day figures without users.
-        let merged = try server.store.releaseHealth(projectID: project, sinceDay: 20_784, untilDay: 20_786, version: "3.3.0", dailyUsers: false)
+        let merged = try plain.store.releaseHealth(projectID: project, sinceDay: 20_784, untilDay: 20_786, version: "3.3.0", dailyUsers: false)
         #expect(merged.count == 1 && merged[0].total.users > 0)
         #expect(try server.app.context.rollups.releaseHealth(projectID: project, sinceDay: 20_784, untilDay: 20_786, version: "3.3.0",
                                                               dailyUsers: false).map(\.total) == merged.map(\.total))
@@ -170,7 +213,7 @@ struct ClickHouseEventsTests {
         let reopened = try ClickHouseCluster(ClickHouseLocation(cluster.url(database: "vigil")))
         try reopened.createSchema()
         try reopened.createSchema()
-        let refilled = Insights(store: server.store, rollups: ClickHouseEventStore(cluster: reopened))
+        let refilled = Insights(store: plain.store, rollups: ClickHouseEventStore(cluster: reopened))
         #expect(try refilled.overview(projectID: project) == overview)
         #expect(try refilled.hangs(projectID: project, filter: page) == tables.hangs(projectID: project, filter: page))
         #expect(try refilled.network(projectID: project) == network)
@@ -223,6 +266,46 @@ struct ClickHouseEventsTests {
         #expect(try Self.count(cluster, "SELECT uniqExact(id) FROM vigil.apm_event") == total)
         let counts = try server.store.eventCounts(projectID: server.project.id)
         #expect(counts.pending + counts.processed + counts.reprocess == total)
+    }
+
+    @Test("with --events the release alert rules still fire from the main database's release roll-ups")
+    func releaseAlertsWithEvents() throws {
+        let cluster = try ClickHouseTestCluster(shards: 2)
+        defer { cluster.stop() }
+        let server = try Self.server(cluster, workers: 1)
+        let url = "http://127.0.0.1:9/unused"
+        _ = try BothStores.AlertTests.createRule(server, ["name": "crash-free", "kind": "crash_free_users", "url": url, "threshold": 99,
+                                                         "minSessions": 10])
+        _ = try BothStores.AlertTests.createRule(server, ["name": "hangs", "kind": "hang_rate", "url": url, "threshold": 1, "minSessions": 10])
+        // 20 sessions of 20 users, 4 crashed; 60 s of foreground each and hangs of 2.5 s: processed at ingest.
+        var events: [Event] = []
+        for index in 0..<20 {
+            var session = SampleEvents.make(.session, index: index)
+            session.time = Date()
+            session.user = "user-\(index)"
+            if case .session(var payload) = session.payload {
+                payload.outcome = index < 4 ? .crashed : .exited
+                payload.foregroundMs = 60_000
+                session.payload = .session(payload)
+            }
+            events.append(session)
+            var hang = SampleEvents.make(.hang, index: index)
+            hang.time = Date()
+            hang.user = "user-\(index)"
+            events.append(hang)
+        }
+        try Self.post(server, events)
+        _ = try server.app.context.processor.drain()
+        let sink = try #require(server.app.context.eventSink)
+        #expect(sink.drain(timeout: 60))
+        // The release figures the rules read (the main database) equal the releases page's (ClickHouse).
+        let fromMain = try server.store.releaseHealth(projectID: server.project.id).map(\.total)
+        #expect(fromMain.count == 1 && fromMain[0].sessions == 20 && fromMain[0].crashedUsers > 0)
+        #expect(try server.app.context.rollups.releaseHealth(projectID: server.project.id).map(\.total) == fromMain)
+        let evaluator = AlertEvaluator(store: server.store)
+        #expect(try evaluator.evaluate() == 2)
+        let alerts = try server.store.alerts(projectID: server.project.id)
+        #expect(alerts.contains { $0.text.contains("crash-free users") } && alerts.contains { $0.text.contains("s per foreground hour") })
     }
 
     /// The seeded events spread over two OS versions and three device models as well.

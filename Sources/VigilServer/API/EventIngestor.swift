@@ -97,11 +97,20 @@ public final class EventIngestor: Sendable {
         let inserted: Set<String>
         switch prepared {
         case .analyzed(let item, let processor):
-            (inserted, outcome.processed) = try processor.commitAnalyzed(item)
             // The events newly stored go to the event table's spool before the answer: once the
-            // client hears "stored", they are on disk here until ClickHouse confirms them.
-            try sink?.append(projectID: projectID, records: item.records, analyses: item.analyses, stored: inserted,
-                             receivedAt: item.receivedAt)
+            // client hears "stored", they are on disk here until ClickHouse confirms them. The
+            // spool is written while the main database commits (the processor's journal); when
+            // that did not take them, they are spooled here, after the commit.
+            let committed = try processor.commitAnalyzed(item)
+            (inserted, outcome.processed) = (committed.stored, committed.processed)
+            if let sink, !committed.journaled, !inserted.isEmpty {
+                if let encoded = item.journalRows {
+                    try sink.append(rows: zip(item.records, encoded).filter { inserted.contains($0.0.id) }.map { ($0.0.id, $0.1) })
+                } else {
+                    try sink.append(projectID: projectID, records: item.records, analyses: item.analyses, stored: inserted,
+                                    receivedAt: item.receivedAt)
+                }
+            }
         case .waiting(let records, let contents):
             inserted = try store.insertEvents(projectID: projectID, records, receivedAt: now)
             if let sink {
@@ -166,8 +175,14 @@ public final class EventIngestor: Sendable {
             }
         }
         guard let processor else { return (outcome, .waiting(records, contents)) }
-        return (outcome, .analyzed(processor.analyzed(projectID: projectID, records: records, contents: contents, receivedAt: now),
-                                   processor))
+        var item = processor.analyzed(projectID: projectID, records: records, contents: contents, receivedAt: now)
+        if sink != nil {
+            // The spool's rows, encoded here (in parallel, behind the gate) for the committer.
+            item.journalRows = zip(item.records, item.analyses).map { record, analysis in
+                ClickHouseEventRow.prefix(record, projectID: projectID, receivedAt: item.receivedAt, analysis: analysis)
+            }
+        }
+        return (outcome, .analyzed(item, processor))
     }
 
     private func decode(_ body: Data) throws -> [Result<EventBatchDecoder.Decoded, EventRejection>] {

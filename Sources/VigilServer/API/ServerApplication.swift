@@ -61,17 +61,6 @@ public final class ServerApplication: Sendable {
 
         let metrics = ServerMetrics()
         let symbolTables = SymbolTableCache(engine: symbolication)
-        // New-issue and regression alerts are written in the processing transaction that decides them.
-        let processor = EventProcessor(store: store, symbols: symbolTables, crashAnalyzer: crashAnalyzer, metrics: metrics,
-                                       clock: clock, log: log,
-                                       transitionHandler: { transitions, connection in
-                                           try AlertEvaluator.fire(for: transitions, on: connection)
-                                       },
-                                       rows: options.events == nil ? .whole : .outlineUnlessRead)
-        let deliverer = WebhookDeliverer(store: store, clock: clock, schedule: options.alertRetry,
-                                         timeoutSeconds: options.alertTimeoutSeconds, log: log)
-        let evaluator = AlertEvaluator(store: store, clock: clock, interval: options.alertIntervalSeconds,
-                                       onFired: { deliverer.wake() }, log: log)
         var eventSink: ClickHouseEventSink?
         var rollups: (any RollupSource)?
         if let location = options.events {
@@ -81,6 +70,19 @@ public final class ServerApplication: Sendable {
             eventSink = sink
             rollups = ClickHouseEventStore(cluster: cluster)
         }
+        // New-issue and regression alerts are written in the processing transaction that decides them.
+        // With --events, each processed-ingest group is spooled while it commits.
+        let processor = EventProcessor(store: store, symbols: symbolTables, crashAnalyzer: crashAnalyzer, policy: InAppPolicy(),
+                                       metrics: metrics, clock: clock, batchSize: 250, log: log,
+                                       transitionHandler: { transitions, connection in
+                                           try AlertEvaluator.fire(for: transitions, on: connection)
+                                       },
+                                       rows: options.events == nil ? .whole : .outlineUnlessRead,
+                                       rollups: options.events == nil ? .all : .readByMainDatabase, journal: eventSink)
+        let deliverer = WebhookDeliverer(store: store, clock: clock, schedule: options.alertRetry,
+                                         timeoutSeconds: options.alertTimeoutSeconds, log: log)
+        let evaluator = AlertEvaluator(store: store, clock: clock, interval: options.alertIntervalSeconds,
+                                       onFired: { deliverer.wake() }, log: log)
         context = ServerContext(options: options, store: store,
                                 authenticator: Authenticator(store: store, adminTokenHash: adminHash, sessionSecret: secret, clock: clock),
                                 rateLimiter: RateLimiter(perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst, clock: clock),

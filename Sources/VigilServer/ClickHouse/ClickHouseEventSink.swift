@@ -3,8 +3,10 @@ import Synchronization
 
 /// Delivers accepted events to the ClickHouse shards: each batch is first written to the
 /// durable ``EventSpool`` (before the request is answered), then a shipper thread inserts the
-/// spooled batches, oldest first, into every shard's local table, and deletes a batch's file
-/// only when every shard has confirmed its rows.
+/// spooled batches, oldest first, into every shard's local table, and takes a batch out of the
+/// spool only when every shard has confirmed its rows. Processing at ingest writes a group's
+/// batch while the main database commits the group (``IngestJournal``): the file is synced
+/// meanwhile and renamed into the queue once the transaction has committed.
 ///
 /// **Exactly once without server-side deduplication.** A plain `MergeTree` (ClickHouse 18.16)
 /// keeps every insert, even a repeated one. So every row carries its batch's random 63-bit id,
@@ -17,9 +19,10 @@ import Synchronization
 /// shows the backlog. With `ReplicatedMergeTree`, ClickHouse's own block deduplication would
 /// also drop a repeated block; the check makes it unnecessary.
 ///
-/// Threading: ``append(projectID:records:analyses:stored:receivedAt:)`` from any thread; one
-/// spool-writer thread, one shipper thread. Cost per request: encoding the rows, and a share of
-/// one synced file per group of concurrent requests; per shipped group
+/// Threading: ``append(projectID:records:analyses:stored:receivedAt:)`` from any thread; two
+/// spool-writer threads (requests spooled after their commit, and groups spooled during it), one
+/// shipper thread. Cost per request: encoding the rows (on the request's thread), and a share of
+/// one synced file and one rename per group of concurrent requests; per shipped group
 /// (up to ``maximumGroupRows`` rows, at most every ``flushInterval``): one `INSERT` per shard.
 public final class ClickHouseEventSink: Sendable {
     /// The backlog and what was delivered, for `/metrics`.
@@ -39,7 +42,9 @@ public final class ClickHouseEventSink: Sendable {
     /// The spool.
     public let spool: EventSpool
     /// Least time between two inserts of the shipper, so that a busy server sends few large
-    /// blocks (ClickHouse favours about one insert per second per table) rather than many small.
+    /// blocks (ClickHouse favours about one insert per second per table) rather than many small:
+    /// each insert makes a part in the event table and in each roll-up view's table, parts the
+    /// shard merges later. So also about how long a dashboard figure lags behind ingest.
     public let flushInterval: Double
     /// Most rows in one group of batches.
     public let maximumGroupRows: Int
@@ -67,10 +72,14 @@ public final class ClickHouseEventSink: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let log: @Sendable (String) -> Void
     private let spoolWrites = GroupCommitQueue<[(id: String, prefix: Data)], Void>(maxItems: 64, name: "vigil-spool")
+    /// Writes processed-ingest groups' batches while the main database commits them (``IngestJournal``).
+    private let journalWriter = SerialThread(name: "vigil-spool-journal")
+    /// Held while a batch is published: batches enter the queue in the order of their sequences.
+    private let publishing = NSLock()
 
     /// A sink over `cluster` spooling to `spool`; batches already in the spool (from an earlier
     /// run) are queued first, each checked on every shard before it is sent again.
-    public init(cluster: ClickHouseCluster, spool: EventSpool, flushInterval: Double = 0.25, maximumGroupRows: Int = 200_000,
+    public init(cluster: ClickHouseCluster, spool: EventSpool, flushInterval: Double = 1, maximumGroupRows: Int = 200_000,
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.cluster = cluster
         self.spool = spool
@@ -85,10 +94,6 @@ public final class ClickHouseEventSink: Sendable {
 
     /// Spools the events of one request that the main database newly stored (`stored`), with
     /// their analyses; returns when the batch is on disk.
-    ///
-    /// Concurrent requests share one spool file and one `fsync` (``GroupCommitQueue``): the rows
-    /// are encoded on the caller's thread, the committer only completes them with the batch id
-    /// and writes them.
     func append(projectID: Int64, records: [EventRecord], analyses: [EventAnalysis]?, stored: Set<String>, receivedAt: Int64) throws {
         guard !stored.isEmpty else { return }
         var rows: [(id: String, prefix: Data)] = []
@@ -97,24 +102,43 @@ public final class ClickHouseEventSink: Sendable {
             rows.append((record.id, ClickHouseEventRow.prefix(record, projectID: projectID, receivedAt: receivedAt,
                                                               analysis: analyses.map { $0[index] })))
         }
+        try append(rows: rows)
+    }
+
+    /// Spools rows already encoded (``ClickHouseEventRow/prefix(_:projectID:receivedAt:analysis:)``,
+    /// each with its event id); returns when the batch is on disk.
+    ///
+    /// Concurrent requests share one spool file and one `fsync` (``GroupCommitQueue``): the rows
+    /// are encoded on the caller's thread, the committer only completes them with the batch id
+    /// and writes them.
+    func append(rows: [(id: String, prefix: Data)]) throws {
+        guard !rows.isEmpty else { return }
         _ = try spoolWrites.submit(rows) { [self] group in
             let batchID = Int64.random(in: 1...Int64.max)
-            var lines = Data()
-            var count = 0
-            for rows in group {
-                for row in rows {
-                    lines.append(contentsOf: row.id.utf8)
-                    lines.append(0x09)
-                    ClickHouseEventRow.finish(row.prefix, batchID: batchID, into: &lines)
-                    count += 1
-                }
-            }
-            let batch = try spool.append(lines, batchID: batchID)
-            // One committer: batches reach the queue in sequence order.
-            state.withLock { $0.queue.append(Queued(batch: batch, events: count)) }
-            wake.signal()
+            let count = group.reduce(0) { $0 + $1.count }
+            try publish(try spool.writeUnpublished(Self.lines(group.joined(), batchID: batchID), batchID: batchID), events: count)
             return Array(repeating: (), count: group.count)
         }
+    }
+
+    /// The spool file's lines for `rows` in batch `batchID`: `EVENT_ID<TAB>JSON_ROW\n` each.
+    static func lines<Rows: Sequence>(_ rows: Rows, batchID: Int64) -> Data where Rows.Element == (id: String, prefix: Data) {
+        var lines = Data()
+        for row in rows {
+            lines.append(contentsOf: row.id.utf8)
+            lines.append(0x09)
+            ClickHouseEventRow.finish(row.prefix, batchID: batchID, into: &lines)
+        }
+        return lines
+    }
+
+    /// Makes `written` a batch of the spool and queues it for the shipper.
+    fileprivate func publish(_ written: EventSpool.Unpublished, events: Int) throws {
+        publishing.lock()
+        defer { publishing.unlock() }
+        let batch = try spool.publish(written)
+        state.withLock { $0.queue.append(Queued(batch: batch, events: events)) }
+        wake.signal()
     }
 
     /// The backlog and counters.
@@ -143,6 +167,7 @@ public final class ClickHouseEventSink: Sendable {
             return state.running
         }
         spoolWrites.stop()
+        journalWriter.stop()
         guard running else { return }
         wake.signal()
         finished.wait()
@@ -259,5 +284,71 @@ public final class ClickHouseEventSink: Sendable {
         }
         for batch in complete { spool.remove(batch) }
         if let firstError { throw firstError }
+    }
+}
+
+extension ClickHouseEventSink: IngestJournal {
+    /// Writes the group's rows (every event of every item, in one batch under a fresh id) to the
+    /// spool on the journal thread, unpublished, while the caller commits the main database.
+    func begin(_ group: [ProcessedInsert]) -> any IngestJournalWrite {
+        let write = SpoolJournalWrite(sink: self, group: group)
+        journalWriter.run { write.write() }
+        return write
+    }
+
+    /// One group's spool batch, written while the main database commits it.
+    private final class SpoolJournalWrite: IngestJournalWrite, @unchecked Sendable {
+        private let sink: ClickHouseEventSink
+        private let group: [ProcessedInsert]
+        private let written = DispatchSemaphore(value: 0)
+        /// Set by ``write()`` before it signals `written`; read only after waiting on it.
+        private var result: Result<EventSpool.Unpublished, any Error>?
+
+        init(sink: ClickHouseEventSink, group: [ProcessedInsert]) {
+            self.sink = sink
+            self.group = group
+        }
+
+        /// The items' rows, those of `stored` only when given.
+        private func rows(stored: [Set<String>]?) -> [(id: String, prefix: Data)] {
+            var rows: [(id: String, prefix: Data)] = []
+            for (index, item) in group.enumerated() {
+                guard let encoded = item.journalRows else { continue }
+                for (record, prefix) in zip(item.records, encoded) where stored?[index].contains(record.id) ?? true {
+                    rows.append((record.id, prefix))
+                }
+            }
+            return rows
+        }
+
+        /// On the journal thread.
+        func write() {
+            let batchID = Int64.random(in: 1...Int64.max)
+            result = Result { try sink.spool.writeUnpublished(ClickHouseEventSink.lines(rows(stored: nil), batchID: batchID), batchID: batchID) }
+            written.signal()
+        }
+
+        func publish(stored: [Set<String>]) throws {
+            written.wait()
+            let unpublished = try result!.get()
+            let everyRow = zip(group, stored).allSatisfy { item, stored in stored.count == item.records.count }
+            if everyRow {
+                try sink.publish(unpublished, events: stored.reduce(0) { $0 + $1.count })
+                return
+            }
+            // Some events were stored before (a batch sent again): the batch is written again
+            // with the new ones alone, after the commit, as without the overlap.
+            sink.spool.discard(unpublished)
+            let fresh = rows(stored: stored)
+            guard !fresh.isEmpty else { return }
+            let batchID = Int64.random(in: 1...Int64.max)
+            try sink.publish(try sink.spool.writeUnpublished(ClickHouseEventSink.lines(fresh, batchID: batchID), batchID: batchID),
+                             events: fresh.count)
+        }
+
+        func discard() {
+            written.wait()
+            if case .success(let unpublished) = result { sink.spool.discard(unpublished) }
+        }
     }
 }

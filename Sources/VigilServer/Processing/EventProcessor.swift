@@ -24,13 +24,25 @@ public final class EventProcessor: Sendable {
     private let log: @Sendable (String) -> Void
     private let transitionHandler: IssueTransitionHandler?
     private let rows: EventRowContent
+    private let rollups: RollupScope
     private let condition = NSCondition()
     /// Serializes this server's workers on SQLite, where batches are read outside a transaction.
     private let processingLock = NSLock()
     private let state = Mutex(WorkerState())
     private let finished = DispatchGroup()
     /// Ingest requests whose events are stored already processed, committed in groups.
-    private let ingestCommits = GroupCommitQueue<ProcessedInsert, (Set<String>, Int64)>()
+    private let ingestCommits = GroupCommitQueue<ProcessedInsert, IngestCommit>()
+    private let journal: (any IngestJournal)?
+
+    /// What one request's share of a processed-ingest commit gave.
+    private struct IngestCommit {
+        /// Ids newly stored.
+        var stored: Set<String>
+        /// When (ms since 1970).
+        var processedAt: Int64
+        /// Whether the journal holds them too.
+        var journaled: Bool
+    }
 
     private struct WorkerState {
         var running = false
@@ -40,14 +52,28 @@ public final class EventProcessor: Sendable {
     /// A processor for `store`; `transitionHandler` receives every processing transaction's
     /// issue transitions inside it (``IssueTransitionHandler``). `rows` says how much of each
     /// event processing at ingest keeps in `apm_event` (``EventRowContent``; outlines when the
-    /// events also go to ClickHouse).
-    public init(store: ServerStore, symbols: SymbolTableCache, crashAnalyzer: (any CrashAnalyzer)? = nil,
-                policy: InAppPolicy = InAppPolicy(), metrics: ServerMetrics = ServerMetrics(),
-                clock: any VigilClock = SystemClock(), batchSize: Int = 250,
-                log: @escaping @Sendable (String) -> Void = { _ in }, transitionHandler: IssueTransitionHandler? = nil,
-                rows: EventRowContent = .whole) {
+    /// events also go to ClickHouse), `rollups` which roll-ups every processing transaction
+    /// writes (``RollupScope``; only those the main database reads itself when the events also
+    /// go to ClickHouse).
+    public convenience init(store: ServerStore, symbols: SymbolTableCache, crashAnalyzer: (any CrashAnalyzer)? = nil,
+                            policy: InAppPolicy = InAppPolicy(), metrics: ServerMetrics = ServerMetrics(),
+                            clock: any VigilClock = SystemClock(), batchSize: Int = 250,
+                            log: @escaping @Sendable (String) -> Void = { _ in }, transitionHandler: IssueTransitionHandler? = nil,
+                            rows: EventRowContent = .whole, rollups: RollupScope = .all) {
+        self.init(store: store, symbols: symbols, crashAnalyzer: crashAnalyzer, policy: policy, metrics: metrics, clock: clock,
+                  batchSize: batchSize, log: log, transitionHandler: transitionHandler, rows: rows, rollups: rollups, journal: nil)
+    }
+
+    /// As the public initializer, with a `journal` (the ClickHouse spool) written while each
+    /// processed-ingest group commits (``IngestJournal``).
+    init(store: ServerStore, symbols: SymbolTableCache, crashAnalyzer: (any CrashAnalyzer)?,
+         policy: InAppPolicy, metrics: ServerMetrics, clock: any VigilClock, batchSize: Int,
+         log: @escaping @Sendable (String) -> Void, transitionHandler: IssueTransitionHandler?,
+         rows: EventRowContent, rollups: RollupScope, journal: (any IngestJournal)?) {
         self.store = store
+        self.journal = journal
         self.rows = rows
+        self.rollups = rollups
         self.transitionHandler = transitionHandler
         self.symbols = symbols
         self.crashAnalyzer = crashAnalyzer
@@ -107,7 +133,7 @@ public final class EventProcessor: Sendable {
     /// Writes a batch's results; returns the lags (seconds) of its first-time events.
     private func write(_ analyses: [EventAnalysis], pending: [PendingEvent], on connection: any DatabaseConnection) throws -> [Double] {
         let processedAt = ServerStore.millis(clock.wallNow())
-        try ServerStore.apply(ProcessingBatch(analyses), on: connection, now: processedAt, onTransitions: transitionHandler)
+        try ServerStore.apply(ProcessingBatch(analyses, rollups: rollups), on: connection, now: processedAt, onTransitions: transitionHandler)
         return pending.filter { !$0.isReprocessing }.map { Double(processedAt - $0.receivedAt) / 1000 }
     }
 
@@ -147,43 +173,63 @@ public final class EventProcessor: Sendable {
     /// never refused for its results. With two servers on one PostgreSQL database given the same
     /// batch, the one whose insert finds the other's rows rolls back and retries, so each event
     /// is counted once. Threading: any thread (the HTTP workers); blocks until committed.
-    func commitAnalyzed(_ item: ProcessedInsert) throws -> (stored: Set<String>, processed: Int) {
-        guard !item.records.isEmpty else { return ([], 0) }
-        let stored: Set<String>
-        let processedAt: Int64
+    func commitAnalyzed(_ item: ProcessedInsert) throws -> (stored: Set<String>, processed: Int, journaled: Bool) {
+        guard !item.records.isEmpty else { return ([], 0, true) }
+        let commit: IngestCommit
         do {
-            (stored, processedAt) = try ingestCommits.submit(item) { [self] group in
+            commit = try ingestCommits.submit(item) { [self] group in
                 try commitProcessed(group)
             }
         } catch {
             metrics.recordProcessingFailure()
             log("processing at ingest failed, the events wait for the workers: \(error)")
-            return (try store.insertEvents(projectID: item.projectID, item.records, receivedAt: ServerStore.date(item.receivedAt)), 0)
+            return (try store.insertEvents(projectID: item.projectID, item.records, receivedAt: ServerStore.date(item.receivedAt)), 0, false)
         }
-        let lag = Double(processedAt - item.receivedAt) / 1000
-        if !stored.isEmpty { metrics.recordProcessed(lags: Array(repeating: lag, count: stored.count)) }
-        return (stored, stored.count)
+        let lag = Double(commit.processedAt - item.receivedAt) / 1000
+        if !commit.stored.isEmpty { metrics.recordProcessed(lags: Array(repeating: lag, count: commit.stored.count)) }
+        return (commit.stored, commit.stored.count, commit.journaled)
     }
 
     /// One group's transaction: first betting that its events are new (no duplicate query),
     /// then, when some were stored already or by another server meanwhile, again with the check.
-    private func commitProcessed(_ group: [ProcessedInsert]) throws -> [(Set<String>, Int64)] {
+    /// The journal, when the items carry its rows, writes them meanwhile and publishes what the
+    /// transaction stored once it has committed.
+    private func commitProcessed(_ group: [ProcessedInsert]) throws -> [IngestCommit] {
+        let write = journal.flatMap { journal in group.allSatisfy { $0.journalRows != nil } ? journal.begin(group) : nil }
         var attempt = 0
-        while true {
-            attempt += 1
-            do {
-                return try store.database.write { connection in
-                    let now = ServerStore.millis(clock.wallNow())
-                    return try ServerStore.insertProcessed(group, on: connection, now: now, checkDuplicates: attempt > 1,
-                                                           onTransitions: transitionHandler, rows: rows)
-                        .map { ($0, now) }
+        var committed: [(Set<String>, Int64)] = []
+        do {
+            while true {
+                attempt += 1
+                do {
+                    committed = try store.database.write { connection in
+                        let now = ServerStore.millis(clock.wallNow())
+                        return try ServerStore.insertProcessed(group, on: connection, now: now, checkDuplicates: attempt > 1,
+                                                               onTransitions: transitionHandler, rows: rows, rollups: rollups)
+                            .map { ($0, now) }
+                    }
+                    break
+                } catch let conflict as ConcurrentEventInsert {
+                    // Rolled back. Another server's transaction has committed (our insert waited
+                    // for it), so the next attempt's duplicate check sees its rows.
+                    if attempt >= 5 { throw conflict }
                 }
-            } catch let conflict as ConcurrentEventInsert {
-                // Rolled back. Another server's transaction has committed (our insert waited
-                // for it), so the next attempt's duplicate check sees its rows.
-                if attempt >= 5 { throw conflict }
+            }
+        } catch {
+            write?.discard()
+            throw error
+        }
+        var journaled = false
+        if let write {
+            do {
+                try write.publish(stored: committed.map(\.0))
+                journaled = true
+            } catch {
+                // Committed, but not spooled: each request spools its events itself (or fails).
+                log("the event spool could not take a committed group, its requests spool their events one by one: \(error)")
             }
         }
+        return committed.map { IngestCommit(stored: $0.0, processedAt: $0.1, journaled: journaled) }
     }
 
     /// Processes batches until none is waiting (or `maxBatches` ran); returns the events processed.

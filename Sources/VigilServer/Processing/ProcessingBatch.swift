@@ -66,20 +66,23 @@ public struct ProcessingBatch: Sendable {
     /// Issues whose counts must be recomputed (re-processed events left them or joined them).
     public private(set) var issuesToRecount = Set<Int64>()
 
-    /// Folds `analyses` together.
-    public init(_ analyses: [EventAnalysis]) {
+    /// Folds `analyses` together, keeping the roll-ups `rollups` keeps (all by default; see
+    /// ``RollupScope``) — the others are dropped here, before any is hashed.
+    public init(_ analyses: [EventAnalysis], rollups: RollupScope = .all) {
         self.analyses = analyses
-        for analysis in analyses { add(analysis) }
+        for analysis in analyses { add(analysis, rollups: rollups) }
     }
 
-    private mutating func add(_ analysis: EventAnalysis) {
+    private mutating func add(_ analysis: EventAnalysis, rollups: RollupScope) {
         let event = analysis.event
-        for (key, sum) in analysis.sums {
+        for (key, sum) in analysis.sums where rollups.keeps(key.metric) {
             // One hash lookup per key: the default subscript modifies in place.
             sums[key, default: RollupSum()].add(sum)
         }
-        for (key, value) in analysis.observations { histograms[key, default: LogHistogram()].add(value) }
-        for (key, register, rank) in analysis.sketches {
+        for (key, value) in analysis.observations where rollups.keeps(key.metric) {
+            histograms[key, default: LogHistogram()].add(value)
+        }
+        for (key, register, rank) in analysis.sketches where rollups.keeps(key.metric) {
             let registerKey = SketchRegisterKey(row: key, register: register)
             if rank > sketches[registerKey, default: 0] { sketches[registerKey] = rank }
         }

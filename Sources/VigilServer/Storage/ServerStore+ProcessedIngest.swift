@@ -10,6 +10,9 @@ struct ProcessedInsert: Sendable {
     var analyses: [EventAnalysis]
     /// When the server received the request (ms since 1970).
     var receivedAt: Int64
+    /// The row an ``IngestJournal`` (the ClickHouse spool) writes for `records[i]`, encoded on
+    /// the request's thread; nil without one.
+    var journalRows: [Data]? = nil
 }
 
 /// Another transaction stored some of a group's events between its duplicate check and its
@@ -40,10 +43,11 @@ extension ServerStore {
     /// ``apply(_:on:now:)``, and the rows' insert — one `COPY` on PostgreSQL without the check,
     /// multi-row `INSERT`s of 100 otherwise; each event row is written once.
     /// The group's issue transitions go to `onTransitions` inside the transaction, before the
-    /// counts (see ``IssueTransitionHandler``).
+    /// counts (see ``IssueTransitionHandler``). `rows` and `rollups` say how much of each event
+    /// and which roll-ups the main database keeps (``EventRowContent``, ``RollupScope``).
     static func insertProcessed(_ items: [ProcessedInsert], on connection: any DatabaseConnection, now: Int64,
                                 checkDuplicates: Bool = true, onTransitions: IssueTransitionHandler? = nil,
-                                rows: EventRowContent = .whole) throws -> [Set<String>] {
+                                rows: EventRowContent = .whole, rollups: RollupScope = .all) throws -> [Set<String>] {
         // 1. Which events are new: not stored before, not earlier in this group.
         var existing: [Int64: Set<String>] = [:]
         if checkDuplicates {
@@ -62,7 +66,7 @@ extension ServerStore {
             }
             fresh.append(indices)
         }
-        let batch = ProcessingBatch(analyses)
+        let batch = ProcessingBatch(analyses, rollups: rollups)
         // 2. Issues first: the rows carry their issue's id.
         var transitions: [IssueTransition] = []
         let issueIDs = try upsertIssues(batch, on: connection, now: now, transitions: &transitions)
