@@ -308,7 +308,7 @@ public struct Insights: Sendable {
                 : try sides { try crashes(projectID: projectID, filter: $0, now: now) }
         }
         let networkRead = ConcurrentRead {
-            bothFromEvents ? try events.network(projectID: projectID, filter: filter, now: now, versions: versions)
+            bothFromEvents ? try events.network(projectID: projectID, filter: filter, now: now, versions: versions, withPhases: false)
                 : try sides { try network(projectID: projectID, filter: $0, now: now) }
         }
         let frameRead = ConcurrentRead {
