@@ -86,8 +86,14 @@ extension BothStores {
             try old.database.write { connection in
                 try Self.undoVersionTwelve(connection)
                 try connection.execute("DELETE FROM vigil_schema WHERE version > 11")
+                // A count written as a decimal (`0.0`) must not fail the migration.
+                try connection.execute("UPDATE apm_event SET payload_json = REPLACE(payload_json, '\"severe\":0', '\"severe\":0.0') WHERE type = 'frames'")
             }
             #expect(try old.schemaVersion() == 11)
+            let decimals = try old.database.read { connection in
+                try connection.scalar("SELECT COUNT(*) FROM apm_event WHERE payload_json LIKE '%\"severe\":0.0%'").int64 ?? 0
+            }
+            #expect(decimals == 3)
             old.database.close()
 
             let store = try ServerStore.open(location)

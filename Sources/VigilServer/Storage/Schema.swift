@@ -76,7 +76,12 @@ enum Schema {
     private static func version12(_ d: SQLDialect) -> [String] {
         let columns = ServerStore.frameCountColumns
         let fields = ["frames", "dropped", "slow", "severe", "frozen"]
-        let fill = zip(columns, fields).map { "\($0) = CAST(\(d.jsonValue("payload_json", [$1])) AS BIGINT)" }
+        // Read as a number first: a count stored as `290.0` or `2.9e2` must not fail the
+        // migration (PostgreSQL refuses such text as a BIGINT), nor one beyond BIGINT's range.
+        let fill = zip(columns, fields).map { column, field in
+            let number = d.jsonNumber("payload_json", [field])
+            return "\(column) = CASE WHEN ABS(\(number)) < 9.0e18 THEN CAST(\(number) AS BIGINT) END"
+        }
         return columns.map { "ALTER TABLE apm_event ADD COLUMN \($0) BIGINT" }
             + ["UPDATE apm_event SET \(fill.joined(separator: ", ")) WHERE type = 'frames'"]
     }
