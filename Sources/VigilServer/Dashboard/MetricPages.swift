@@ -10,16 +10,25 @@ enum MetricPages {
         return page.link(path, filter: filter)
     }
 
-    static func hangs(_ page: DashboardPage) throws -> HTTPResponse {
-        // The table, the durations and the stacks are three independent reads.
+    /// A page's table (`table`), its `metric` distribution and its flame graph (`stacks`):
+    /// three independent reads, run at once (``ConcurrentRead``).
+    private static func tableAndPictures<Table: Sendable>(
+        _ page: DashboardPage, metric: String,
+        table: @escaping @Sendable (Insights, Int64, DashboardFilter, Date) throws -> Table,
+        stacks: @escaping @Sendable (StackProfiler, Int64, DashboardFilter, Date) throws -> FlameGraphReport
+    ) throws -> (Table, DistributionReport, FlameGraphReport) {
         let (context, projectID, filter, now) = (page.context, page.project.id, page.filter, page.now)
-        let statsRead = ConcurrentRead { try context.insights.hangs(projectID: projectID, filter: filter, now: now) }
-        let durationsRead = ConcurrentRead {
-            try context.insights.distribution(projectID: projectID, metric: "hang.duration", filter: filter, now: now)
-        }
-        let stacksRead = ConcurrentRead { try context.stackProfiler.hangs(projectID: projectID, filter: filter, now: now) }
-        [statsRead, durationsRead, stacksRead].runAtOnce()
-        let pages = try statsRead.value()
+        let tableRead = ConcurrentRead { try table(context.insights, projectID, filter, now) }
+        let durationsRead = ConcurrentRead { try context.insights.distribution(projectID: projectID, metric: metric, filter: filter, now: now) }
+        let stacksRead = ConcurrentRead { try stacks(context.stackProfiler, projectID, filter, now) }
+        [tableRead, durationsRead, stacksRead].runAtOnce()
+        return (try tableRead.value(), try durationsRead.value(), try stacksRead.value())
+    }
+
+    static func hangs(_ page: DashboardPage) throws -> HTTPResponse {
+        let (pages, durations, stacks) = try tableAndPictures(page, metric: "hang.duration",
+                                                              table: { try $0.hangs(projectID: $1, filter: $2, now: $3) },
+                                                              stacks: { try $0.hangs(projectID: $1, filter: $2, now: $3) })
         var html = HTML()
         html.raw("<h2>Total hang time by page</h2>")
         html.raw(SVGChart.bars(pages.prefix(20).map { SVGChart.Bar(label: $0.page, value: $0.totalMs / 1000,
@@ -35,8 +44,8 @@ enum MetricPages {
         }
         html.raw("</tbody></table><p><a href=\"\(page.link("/issues", [("kind", "hang")]))\">Hang issues and their stacks →</a></p>")
         let focus = page.filter.page.map { " on \($0)" } ?? " (every page; pick one in the table to narrow)"
-        html.raw(DashboardPictures.distribution(try durationsRead.value(), title: "Hang durations" + focus))
-        html.raw(DashboardPictures.flame(try stacksRead.value(),
+        html.raw(DashboardPictures.distribution(durations, title: "Hang durations" + focus))
+        html.raw(DashboardPictures.flame(stacks,
                                          title: "Where the main thread was during hangs" + focus, what: "hang events"))
         return try page.render(title: "Hangs by page", active: "/hangs", body: html.output)
     }
@@ -121,15 +130,9 @@ enum MetricPages {
     }
 
     static func frames(_ page: DashboardPage) throws -> HTTPResponse {
-        // The table, the frozen-frame durations and their stacks are three independent reads.
-        let (context, projectID, filter, now) = (page.context, page.project.id, page.filter, page.now)
-        let statsRead = ConcurrentRead { try context.insights.frames(projectID: projectID, filter: filter, now: now) }
-        let durationsRead = ConcurrentRead {
-            try context.insights.distribution(projectID: projectID, metric: "frames.frozen.duration", filter: filter, now: now)
-        }
-        let stacksRead = ConcurrentRead { try context.stackProfiler.frozenFrames(projectID: projectID, filter: filter, now: now) }
-        [statsRead, durationsRead, stacksRead].runAtOnce()
-        let pages = try statsRead.value()
+        let (pages, durations, stacks) = try tableAndPictures(page, metric: "frames.frozen.duration",
+                                                              table: { try $0.frames(projectID: $1, filter: $2, now: $3) },
+                                                              stacks: { try $0.frozenFrames(projectID: $1, filter: $2, now: $3) })
         var html = HTML()
         html.raw("<h2>Slow frames per rendered frame</h2>")
         html.raw(SVGChart.bars(pages.prefix(20).map { SVGChart.Bar(label: $0.page, value: $0.slowRatio,
@@ -147,8 +150,8 @@ enum MetricPages {
         }
         html.raw("</tbody></table>")
         let focus = page.filter.page.map { " on \($0)" } ?? " (every page; pick one in the table to narrow)"
-        html.raw(DashboardPictures.distribution(try durationsRead.value(), title: "Frozen frame durations" + focus))
-        html.raw(DashboardPictures.flame(try stacksRead.value(),
+        html.raw(DashboardPictures.distribution(durations, title: "Frozen frame durations" + focus))
+        html.raw(DashboardPictures.flame(stacks,
                                          title: "Where the main thread was during frozen frames" + focus,
                                          what: "frame events with frozen-frame stacks"))
         return try page.render(title: "Frame health by page", active: "/frames", body: html.output)
