@@ -336,15 +336,9 @@ extension BothStores {
             #expect(try first.alerts(projectID: project.id).allSatisfy { $0.state == "delivered" && $0.attempts == 1 })
         }
 
-        @Test("a release below the crash-free-users threshold after enough sessions, and one hanging too long, fire once each",
-              arguments: StoreKind.allCases)
-        func releaseRules(kind: StoreKind) throws {
-            let server = try TestServer(kind) { $0.alertWorkers = false }
-            let url = "http://127.0.0.1:9/unused"
-            _ = try Self.createRule(server, ["name": "crash-free", "kind": "crash_free_users", "url": url, "threshold": 99, "minSessions": 10])
-            _ = try Self.createRule(server, ["name": "too few", "kind": "crash_free_users", "url": url, "threshold": 99, "minSessions": 1000])
-            _ = try Self.createRule(server, ["name": "hangs", "kind": "hang_rate", "url": url, "threshold": 1, "minSessions": 10])
-            // 20 sessions of 20 users, 4 crashed; 60 s of foreground each and hangs of 2.5 s.
+        /// 20 sessions of 20 users, now, 4 of them crashed; 60 s of foreground each and a hang
+        /// of 2.5 s per session (SampleEvents' hang).
+        static func releaseHealthEvents() -> [Event] {
             var events: [Event] = []
             for index in 0..<20 {
                 var session = SampleEvents.make(.session, index: index)
@@ -361,6 +355,18 @@ extension BothStores {
                 hang.user = "user-\(index)"
                 events.append(hang)
             }
+            return events
+        }
+
+        @Test("a release below the crash-free-users threshold after enough sessions, and one hanging too long, fire once each",
+              arguments: StoreKind.allCases)
+        func releaseRules(kind: StoreKind) throws {
+            let server = try TestServer(kind) { $0.alertWorkers = false }
+            let url = "http://127.0.0.1:9/unused"
+            _ = try Self.createRule(server, ["name": "crash-free", "kind": "crash_free_users", "url": url, "threshold": 99, "minSessions": 10])
+            _ = try Self.createRule(server, ["name": "too few", "kind": "crash_free_users", "url": url, "threshold": 99, "minSessions": 1000])
+            _ = try Self.createRule(server, ["name": "hangs", "kind": "hang_rate", "url": url, "threshold": 1, "minSessions": 10])
+            let events = Self.releaseHealthEvents()
             #expect(try server.postEvents(events).status == 200)
             _ = try server.app.context.processor.drain()
             let evaluator = AlertEvaluator(store: server.store)

@@ -277,23 +277,8 @@ struct ClickHouseEventsTests {
         _ = try BothStores.AlertTests.createRule(server, ["name": "crash-free", "kind": "crash_free_users", "url": url, "threshold": 99,
                                                          "minSessions": 10])
         _ = try BothStores.AlertTests.createRule(server, ["name": "hangs", "kind": "hang_rate", "url": url, "threshold": 1, "minSessions": 10])
-        // 20 sessions of 20 users, 4 crashed; 60 s of foreground each and hangs of 2.5 s: processed at ingest.
-        var events: [Event] = []
-        for index in 0..<20 {
-            var session = SampleEvents.make(.session, index: index)
-            session.time = Date()
-            session.user = "user-\(index)"
-            if case .session(var payload) = session.payload {
-                payload.outcome = index < 4 ? .crashed : .exited
-                payload.foregroundMs = 60_000
-                session.payload = .session(payload)
-            }
-            events.append(session)
-            var hang = SampleEvents.make(.hang, index: index)
-            hang.time = Date()
-            hang.user = "user-\(index)"
-            events.append(hang)
-        }
+        // 20 sessions of 20 users, 4 crashed, hangs of 2.5 s: processed at ingest.
+        let events = BothStores.AlertTests.releaseHealthEvents()
         try Self.post(server, events)
         _ = try server.app.context.processor.drain()
         let sink = try #require(server.app.context.eventSink)
