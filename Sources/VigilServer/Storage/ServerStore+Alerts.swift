@@ -81,6 +81,20 @@ extension ServerStore {
                          url: valid.url, secret: secret, enabled: true, createdAt: ServerStore.date(created))
     }
 
+    /// Rule `id` of the project and its whole row, read for a change within `connection`'s
+    /// transaction (locked on PostgreSQL, so two servers' changes apply one after the other).
+    /// Throws ``AlertRuleError/unknown(_:)``.
+    private static func lockedRule(projectID: Int64, id: Int64,
+                                   on connection: any DatabaseConnection) throws -> (rule: AlertRule, row: SQLRow) {
+        let lock = connection.dialect == .postgres ? " FOR UPDATE" : ""
+        guard let row = try connection.first("SELECT * FROM alert_rules WHERE project_id = ? AND id = ?\(lock)",
+                                             [.integer(projectID), .integer(id)]),
+              let rule = Self.rule(row) else {
+            throw AlertRuleError.unknown(id)
+        }
+        return (rule, row)
+    }
+
     /// Changes a rule's name, webhook, threshold, minimum sessions, cooldown or window (the
     /// fields `change` gives), checked as a whole like a new rule; returns the rule as stored.
     /// Takes effect at the next evaluation or transition; alerts already fired keep the body
@@ -88,12 +102,7 @@ extension ServerStore {
     /// ``AlertRuleError``.
     public func updateAlertRule(projectID: Int64, id: Int64, _ change: AlertRuleChange) throws -> AlertRule {
         try database.write { connection in
-            let lock = connection.dialect == .postgres ? " FOR UPDATE" : ""
-            guard let row = try connection.first("SELECT * FROM alert_rules WHERE project_id = ? AND id = ?\(lock)",
-                                                 [.integer(projectID), .integer(id)]),
-                  var rule = Self.rule(row) else {
-                throw AlertRuleError.unknown(id)
-            }
+            var rule = try Self.lockedRule(projectID: projectID, id: id, on: connection).rule
             let valid = try change.applied(to: rule).validated()
             try connection.execute("""
                 UPDATE alert_rules SET name = ?, url = ?, threshold = ?, min_sessions = ?, cooldown_seconds = ?, window_seconds = ?
@@ -123,12 +132,7 @@ extension ServerStore {
     /// delivered. Throws ``AlertRuleError/unknown(_:)``.
     public func setAlertRulePaused(projectID: Int64, id: Int64, paused: Bool, now: Date) throws -> AlertRule {
         try database.write { connection in
-            let lock = connection.dialect == .postgres ? " FOR UPDATE" : ""
-            guard let row = try connection.first("SELECT * FROM alert_rules WHERE project_id = ? AND id = ?\(lock)",
-                                                 [.integer(projectID), .integer(id)]),
-                  var rule = Self.rule(row) else {
-                throw AlertRuleError.unknown(id)
-            }
+            var (rule, row) = try Self.lockedRule(projectID: projectID, id: id, on: connection)
             if paused, rule.enabled {
                 try connection.execute("UPDATE alert_rules SET enabled = 0 WHERE id = ?", [.integer(id)])
                 rule.enabled = false
