@@ -225,6 +225,79 @@ struct ClickHouseEventsTests {
         }
     }
 
+    @Test("a version-3 cluster's views, which read the event table, are moved onto the contributions: their rows stay and later events count once")
+    func viewsMovedOntoContributions() throws {
+        let cluster = try ClickHouseTestCluster(shards: 2)
+        defer { cluster.stop() }
+        let plain = try TestServer(.sqlite) { options in
+            options.workers = 1
+            options.rateLimitPerSecond = 0
+        }
+        let server = try Self.server(cluster, workers: 1)
+        // Each shard as a version-3 server left it: every view reads apm_event_local, and there
+        // is no contributions table.
+        let eventTable = ClickHouseSchema.eventTable(database: "vigil")
+        for shard in 0..<2 {
+            for view in ClickHouseSchema.contributionViews + ["apm_contrib_mv", "apm_contrib_local", "vigil_schema_version"] {
+                _ = try cluster.query(shard: shard, "DROP TABLE vigil.\(view)")
+            }
+            for rollup in ClickHouseSchema.rollups(database: "vigil", reading: eventTable)
+                + ClickHouseSchema.facetRollups(database: "vigil", reading: eventTable) {
+                _ = try cluster.query(shard: shard, "CREATE MATERIALIZED VIEW vigil.\(rollup.name)_mv TO vigil.\(rollup.name)_local AS \(rollup.select)")
+            }
+            _ = try cluster.query(shard: shard, "CREATE MATERIALIZED VIEW vigil.apm_request_mv TO vigil.apm_request_local AS "
+                                  + ClickHouseSchema.requestSelect(reading: eventTable))
+            _ = try cluster.query(shard: shard, ClickHouseSchema.versionTable(database: "vigil"))
+            _ = try cluster.query(shard: shard, "INSERT INTO vigil.vigil_schema_version (version) VALUES (3)")
+        }
+        let events = Self.variedEvents(count: 900)
+        try Self.post(plain, events)
+        try Self.post(server, Array(events[0..<450]))
+        let sink = try #require(server.app.context.eventSink)
+        #expect(sink.drain(timeout: 60))
+        #expect(try Self.count(cluster, "SELECT sum(event_count) FROM vigil.apm_facet_sums WHERE metric = 'events' AND facet = 'os'") == 450)
+
+        // The next start replaces the six views (a second start changes nothing).
+        let reopened = try ClickHouseCluster(ClickHouseLocation(cluster.url(database: "vigil")))
+        try reopened.createSchema()
+        try reopened.createSchema()
+        for shard in 0..<2 {
+            #expect(try Self.count(cluster, "SELECT max(version) FROM vigil.vigil_schema_version", shard: shard) == ClickHouseSchema.version)
+            for view in ClickHouseSchema.contributionViews {
+                let definition = try cluster.query(shard: shard, "SHOW CREATE TABLE vigil.\(view)")
+                // 18.16 passes a view's rows on to the views that read that view.
+                #expect(definition.contains("FROM vigil.apm_contrib_mv ") && !definition.contains("apm_event_local"), "\(view): \(definition)")
+            }
+        }
+        try Self.post(server, Array(events[450...]))
+        #expect(sink.drain(timeout: 60))
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event") == 900)
+        #expect(try Self.count(cluster, "SELECT sum(event_count) FROM vigil.apm_facet_sums WHERE metric = 'events' AND facet = 'os'") == 900)
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_request") == events.filter { $0.type == .network }.count)
+
+        // The figures over both halves equal SQLite's, unfiltered and under one facet (the roll-ups
+        // and facet roll-ups written by the old views and the new ones together).
+        let sqlite = plain.app.context.insights, clickhouse = server.app.context.insights
+        let a = plain.project.id, b = server.project.id
+        let now = SampleEvents.time(plusMilliseconds: 3_600_000)
+        for filter in [DashboardFilter(range: .all), DashboardFilter(range: .all, osVersion: "18.1"),
+                       DashboardFilter(range: .all, deviceModel: "iPhone15,3"), DashboardFilter(range: .all, page: "Cart")] {
+            let label = "\(filter)"
+            #expect(try clickhouse.hangs(projectID: b, filter: filter, now: now) == sqlite.hangs(projectID: a, filter: filter, now: now), "\(label)")
+            #expect(try clickhouse.frames(projectID: b, filter: filter, now: now) == sqlite.frames(projectID: a, filter: filter, now: now), "\(label)")
+            #expect(try clickhouse.network(projectID: b, filter: filter, now: now) == sqlite.network(projectID: a, filter: filter, now: now), "\(label)")
+            #expect(try clickhouse.launches(projectID: b, filter: filter, now: now).versions
+                    == sqlite.launches(projectID: a, filter: filter, now: now).versions, "\(label)")
+            #expect(try clickhouse.overview(projectID: b, filter: filter, now: now).eventsByType
+                    == sqlite.overview(projectID: a, filter: filter, now: now).eventsByType, "\(label)")
+            #expect(try clickhouse.compare(projectID: b, base: "3.2.0", target: "3.3.0", filter: filter, now: now)
+                    == sqlite.compare(projectID: a, base: "3.2.0", target: "3.3.0", filter: filter, now: now), "\(label)")
+        }
+        #expect(try server.store.releaseHealth(projectID: b).map(\.total) == plain.store.releaseHealth(projectID: a).map(\.total))
+        #expect(try ClickHouseEventStore(cluster: reopened).releaseHealth(projectID: b).map(\.total)
+                == plain.store.releaseHealth(projectID: a).map(\.total))
+    }
+
     @Test("a shard killed for 10 s during ingest loses nothing and duplicates nothing once it is back")
     func shardOutageDuringIngest() throws {
         let cluster = try ClickHouseTestCluster(shards: 2)

@@ -50,15 +50,18 @@ public final class ClickHouseCluster: Sendable {
     }
 
     /// Creates the database and the tables where missing, and brings each shard to
-    /// ``ClickHouseSchema/version``: the event table and the roll-ups with their materialized
-    /// views on every shard node, the `Distributed` tables on the entry node. A shard that held
-    /// events before it had the roll-ups (version 1) or the facet roll-ups and request rows
-    /// (versions 1 and 2) gets them filled from those rows, once.
+    /// ``ClickHouseSchema/version``: the event table, the contributions and the roll-ups with
+    /// their materialized views on every shard node, the `Distributed` tables on the entry
+    /// node. A shard that held events before it had the roll-ups (version 1) or the facet
+    /// roll-ups and request rows (versions 1 and 2) gets them filled from those rows, once; a
+    /// shard whose views read the event table (versions 1 to 3) gets them replaced by views over
+    /// the contributions.
     ///
     /// Several servers may start at once on a new cluster (every `CREATE` is `IF NOT EXISTS`).
-    /// The fills (to versions 2 and 3) are not safe against another writer: between creating a view and
-    /// the fill, rows inserted by another server would be counted twice, so a cluster written
-    /// by an older server is upgraded by starting one server first (docs/server.md).
+    /// The upgrades are not safe against another writer: between creating a view and the fill,
+    /// rows inserted by another server would be counted twice, and between dropping a view and
+    /// creating it again they would not be counted, so a cluster written by an older server is
+    /// upgraded by starting one server first (docs/server.md).
     public func createSchema() throws {
         let database = location.database
         for node in shards + [entry] {
@@ -67,19 +70,33 @@ public final class ClickHouseCluster: Sendable {
         for node in shards {
             try node.execute(ClickHouseSchema.versionTable(database: database))
             let held = Int(try node.rows("SELECT max(version) FROM \(database).vigil_schema_version").first?.first??.description ?? "") ?? 0
-            guard held < ClickHouseSchema.version else { continue }
             func has(_ table: String) throws -> Bool {
                 try node.rows("""
                     SELECT count() FROM system.tables WHERE database = \(ClickHouseNode.literal(database)) AND name = \(ClickHouseNode.literal(table))
                     """).first?.first??.description == "1"
             }
+            // The views read the contributions through the link this node follows, asked at
+            // every start (a ClickHouse upgraded under a cluster changes it); views reading
+            // anything else — the event table, before version 4 — are created again (their
+            // tables and rows stay).
+            let source = ClickHouseSchema.viewSource(database: database, cascade: try ClickHouseCascade.probe(node, database: database))
+            let stale = try ClickHouseSchema.contributionViews.filter { view in
+                guard try has(view) else { return false }
+                let definition = try node.rows("SHOW CREATE TABLE \(database).\(view)").first?.first ?? nil
+                let words = (definition ?? "").replacingOccurrences(of: "`", with: "").split(whereSeparator: \.isWhitespace)
+                return !(words.joined(separator: " ") + " ").contains("FROM \(source) ")
+            }
+            guard held < ClickHouseSchema.version || !stale.isEmpty else { continue }
+            // What the shard held, by its tables (a view may be gone: see above).
             let hadEvents = try has("apm_event_local")
-            let hadRollups = try has("apm_rollup_sums_mv")
-            let hadFacets = try has("apm_facet_sums_mv")
-            let hadRequests = try has("apm_request_mv")
+            let hadRollups = try has("apm_rollup_sums_local")
+            let hadFacets = try has("apm_facet_sums_local")
+            let hadRequests = try has("apm_request_local")
+            for view in stale { try node.execute("DROP TABLE IF EXISTS \(database).\(view)") }
             try node.execute(ClickHouseSchema.localTable(database: database))
-            for statement in ClickHouseSchema.rollupTables(database: database) { try node.execute(statement) }
-            for statement in ClickHouseSchema.requestTable(database: database) { try node.execute(statement) }
+            for statement in ClickHouseSchema.contributionTable(database: database) { try node.execute(statement) }
+            for statement in ClickHouseSchema.rollupTables(database: database, reading: source) { try node.execute(statement) }
+            for statement in ClickHouseSchema.requestTable(database: database, reading: source) { try node.execute(statement) }
             if hadEvents && !hadRollups {
                 for statement in ClickHouseSchema.rollupBackfill(database: database) { try node.execute(statement) }
             }
@@ -87,7 +104,9 @@ public final class ClickHouseCluster: Sendable {
                 for statement in ClickHouseSchema.facetBackfill(database: database) { try node.execute(statement) }
             }
             if hadEvents && !hadRequests { try node.execute(ClickHouseSchema.requestBackfill(database: database)) }
-            try node.execute("INSERT INTO \(database).vigil_schema_version (version) VALUES (\(ClickHouseSchema.version))")
+            if held < ClickHouseSchema.version {
+                try node.execute("INSERT INTO \(database).vigil_schema_version (version) VALUES (\(ClickHouseSchema.version))")
+            }
         }
         try entry.execute(ClickHouseSchema.distributedTable(database: database, cluster: location.cluster))
         for statement in ClickHouseSchema.rollupDistributedTables(database: database, cluster: location.cluster) {

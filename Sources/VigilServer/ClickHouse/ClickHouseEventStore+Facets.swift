@@ -1,7 +1,7 @@
 import Foundation
 
 /// The roll-ups under a filter on one OS version, device model or page, read from the facet
-/// roll-up tables (``ClickHouseSchema/facetRollups(database:)``) for the whole days of the
+/// roll-up tables (``ClickHouseSchema/facetRollups(database:reading:)``) for the whole days of the
 /// range and from the events for the partial days at its ends (``FacetSplit``), so the figures
 /// equal what the events over the exact range give.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The requests page's figures read from the events on ClickHouse through `apm_request`, one
-/// narrow row per `network` event (``ClickHouseSchema/requestTable(database:)``), instead of
+/// narrow row per `network` event (``ClickHouseSchema/requestTable(database:reading:)``), instead of
 /// unfolding the wide event rows' contribution arrays: the counts, totals and `network.total`
 /// buckets are the rows' own contributions, so the figures equal the `ARRAY JOIN` of the
 /// events' (and SQLite's and PostgreSQL's).

@@ -2,7 +2,7 @@ import Foundation
 
 /// The roll-ups on ClickHouse: the same ``RollupSource`` answers as the main database's roll-up
 /// tables, read from the roll-up tables the shards' materialized views fill at insert
-/// (``ClickHouseSchema/rollups(database:)``) through their `Distributed` tables.
+/// (``ClickHouseSchema/rollups(database:reading:)``) through their `Distributed` tables.
 ///
 /// A read never assumes that `SummingMergeTree`/`AggregatingMergeTree` merges have run: it
 /// groups and re-aggregates (`sum`, `maxMerge`) whatever rows the parts hold. Every filter of

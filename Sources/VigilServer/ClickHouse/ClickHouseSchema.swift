@@ -33,7 +33,17 @@
 ///   `network` event (times, version, OS, device, page, the template, total time and its
 ///   histogram bucket, failed, each phase's presence and time), filled by a view from the event
 ///   rows' own contributions, so the requests page reads it without unfolding the wide rows'
-///   arrays where it must read events (``requestTable(database:)``).
+///   arrays where it must read events (``requestTable(database:reading:)``).
+/// - The contributions (version 4), on every shard: `apm_contrib_local`, a `Null` table (it
+///   keeps nothing) with only the columns the views above read — the facets, times and the
+///   contribution arrays — filled by one view from `apm_event_local`; every roll-up, facet and
+///   request view reads its rows instead of the event table's, through the link the node
+///   follows from one view to the next (``ClickHouseCascade``). ClickHouse 18.16 hands a view
+///   the whole inserted block, and an `ARRAY JOIN` or `arrayJoin` there copies every column of
+///   it once per array element, the event JSON included (on 20,000 events with 1.2 kB of JSON
+///   each: a facet view 880 ms of CPU and a plain roll-up view about 700 ms over the insert
+///   itself; both together about 180 ms through the contributions). Moving a shard from
+///   version 3 replaces its six views; the roll-up rows they wrote stay.
 ///
 /// Avoided for 18.16: the `LowCardinality` and `DateTime64` types, `Nested` columns (plain
 /// arrays instead), query parameters (`{name:Type}`; values are escaped literals instead),
@@ -42,7 +52,7 @@
 /// settings in `CREATE … SETTINGS` other than `index_granularity`.
 enum ClickHouseSchema {
     /// The version these statements create.
-    static let version = 3
+    static let version = 4
 
     /// The columns, in order, shared by the local and the distributed table.
     static let columns: [(name: String, type: String)] = [
@@ -61,6 +71,48 @@ enum ClickHouseSchema {
         columns.map { "    \($0.name) \($0.type)" }.joined(separator: ",\n")
     }
 
+    /// The columns of ``columns`` that the roll-up, facet and request views read, in order: what
+    /// `apm_contrib_local` carries.
+    static let contributionColumns: [(name: String, type: String)] = columns.filter {
+        ["project_id", "type", "occurred_at", "day", "app_version", "os_version", "device_model", "page"].contains($0.name)
+            || $0.name.hasPrefix("sum_") || $0.name.hasPrefix("obs_") || $0.name.hasPrefix("sketch_")
+    }
+
+    /// The contributions table on a shard node (version 4 on).
+    static func contributions(database: String) -> String { "\(database).apm_contrib_local" }
+
+    /// What the roll-up, facet and request views select `FROM` on a node that passes view
+    /// output on as `cascade` says: the contributions' view (18.16), their table (current
+    /// releases) or, on a node that does neither, the event table.
+    static func viewSource(database: String, cascade: ClickHouseCascade) -> String {
+        switch cascade {
+        case .fromView: "\(database).apm_contrib_mv"
+        case .fromTarget: contributions(database: database)
+        case .none: eventTable(database: database)
+        }
+    }
+
+    /// The shard's event table, which the backfills read.
+    static func eventTable(database: String) -> String { "\(database).apm_event_local" }
+
+    /// The statements that create `apm_contrib_local` (a `Null` table: blocks pass through it
+    /// to its views and are not kept) and the view that fills it from `apm_event_local`, on one
+    /// shard node. Idempotent.
+    static func contributionTable(database: String) -> [String] {
+        let names = contributionColumns.map(\.name).joined(separator: ", ")
+        return [
+            "CREATE TABLE IF NOT EXISTS \(contributions(database: database)) ("
+                + contributionColumns.map { "\($0.name) \($0.type)" }.joined(separator: ", ") + ") ENGINE = Null",
+            "CREATE MATERIALIZED VIEW IF NOT EXISTS \(database).apm_contrib_mv TO \(contributions(database: database)) AS "
+                + "SELECT \(names) FROM \(eventTable(database: database))",
+        ]
+    }
+
+    /// The materialized views that read the contributions (version 4) or, before, the event
+    /// table: the ones a shard moving from version 3 or older replaces.
+    static let contributionViews = ["apm_rollup_sums_mv", "apm_rollup_histograms_mv", "apm_rollup_sketches_mv", "apm_facet_sums_mv",
+                                    "apm_facet_histograms_mv", "apm_request_mv"]
+
     /// The shard-local table. `engine` is `MergeTree()` or, with replicas, e.g.
     /// `ReplicatedMergeTree('/clickhouse/tables/{shard}/vigil/apm_event', '{replica}')`.
     static func localTable(database: String, engine: String = "MergeTree()") -> String {
@@ -74,17 +126,18 @@ enum ClickHouseSchema {
         """
     }
 
-    /// The roll-up tables as (name, columns, engine, order key, the view's SELECT over the
-    /// shard's `apm_event_local`). The views group each inserted block, so a block of N events
-    /// adds one row per (project, metric, version, day, dimension) it touches, not N.
-    static func rollups(database: String) -> [(name: String, columns: String, engine: String, order: String, select: String)] {
-        let events = "\(database).apm_event_local"
+    /// The roll-up tables as (name, columns, engine, order key, the SELECT over `source`: the
+    /// shard's contributions for the view, its event table for a backfill). The views group
+    /// each inserted block, so a block of N events adds one row per (project, metric, version,
+    /// day, dimension) it touches, not N.
+    static func rollups(database: String, reading source: String) -> [(name: String, columns: String, engine: String, order: String,
+                                                                         select: String)] {
         return [
             ("apm_rollup_sums",
              "project_id Int64, metric String, app_version String, day Int64, dimension String, event_count Int64, total Float64",
              "SummingMergeTree()", "project_id, metric, app_version, day, dimension",
              """
-             SELECT project_id, metric, app_version, day, dimension, sum(c) AS event_count, sum(t) AS total FROM \(events)
+             SELECT project_id, metric, app_version, day, dimension, sum(c) AS event_count, sum(t) AS total FROM \(source)
              ARRAY JOIN sum_metric AS metric, sum_dimension AS dimension, sum_count AS c, sum_total AS t
              GROUP BY project_id, metric, app_version, day, dimension
              """),
@@ -92,7 +145,7 @@ enum ClickHouseSchema {
              "project_id Int64, metric String, app_version String, day Int64, dimension String, bucket Int32, observations Int64",
              "SummingMergeTree()", "project_id, metric, app_version, day, dimension, bucket",
              """
-             SELECT project_id, metric, app_version, day, dimension, bucket, toInt64(count()) AS observations FROM \(events)
+             SELECT project_id, metric, app_version, day, dimension, bucket, toInt64(count()) AS observations FROM \(source)
              ARRAY JOIN obs_metric AS metric, obs_dimension AS dimension, obs_bucket AS bucket
              GROUP BY project_id, metric, app_version, day, dimension, bucket
              """),
@@ -102,7 +155,7 @@ enum ClickHouseSchema {
              "AggregatingMergeTree()", "project_id, metric, app_version, day, dimension, register",
              """
              SELECT project_id, metric, app_version, day, dimension, sk_register AS register, maxState(sk_rank) AS rank
-             FROM \(events)
+             FROM \(source)
              ARRAY JOIN sketch_metric AS metric, sketch_dimension AS dimension, sketch_register AS sk_register, sketch_rank AS sk_rank
              GROUP BY project_id, metric, app_version, day, dimension, register
              """),
@@ -114,10 +167,10 @@ enum ClickHouseSchema {
     static let facetPairs = "arrayJoin(arrayFilter(pair -> pair.1 != '', [('os', os_version), ('device', device_model), "
         + "(if(isNull(page), '', 'page'), ifNull(page, ''))]))"
 
-    /// The facet roll-up tables (version 3) in the form of ``rollups(database:)``: the sums and
-    /// histograms once per facet of each row (OS version, device model, page).
-    static func facetRollups(database: String) -> [(name: String, columns: String, engine: String, order: String, select: String)] {
-        let events = "\(database).apm_event_local"
+    /// The facet roll-up tables (version 3) in the form of ``rollups(database:reading:)``: the
+    /// sums and histograms once per facet of each row (OS version, device model, page).
+    static func facetRollups(database: String, reading source: String) -> [(name: String, columns: String, engine: String, order: String,
+                                                                              select: String)] {
         return [
             ("apm_facet_sums",
              "project_id Int64, facet String, facet_value String, metric String, app_version String, day Int64, dimension String, "
@@ -125,7 +178,7 @@ enum ClickHouseSchema {
              "SummingMergeTree()", "project_id, facet, facet_value, metric, app_version, day, dimension",
              """
              SELECT project_id, facet_pair.1 AS facet, facet_pair.2 AS facet_value, metric, app_version, day, dimension,
-                    sum(c) AS event_count, sum(t) AS total FROM \(events)
+                    sum(c) AS event_count, sum(t) AS total FROM \(source)
              ARRAY JOIN sum_metric AS metric, sum_dimension AS dimension, sum_count AS c, sum_total AS t
              GROUP BY project_id, \(facetPairs) AS facet_pair, metric, app_version, day, dimension
              """),
@@ -135,7 +188,7 @@ enum ClickHouseSchema {
              "SummingMergeTree()", "project_id, facet, facet_value, metric, app_version, day, dimension, bucket",
              """
              SELECT project_id, facet_pair.1 AS facet, facet_pair.2 AS facet_value, metric, app_version, day, dimension, bucket,
-                    toInt64(count()) AS observations FROM \(events)
+                    toInt64(count()) AS observations FROM \(source)
              ARRAY JOIN obs_metric AS metric, obs_dimension AS dimension, obs_bucket AS bucket
              GROUP BY project_id, \(facetPairs) AS facet_pair, metric, app_version, day, dimension, bucket
              """),
@@ -145,10 +198,11 @@ enum ClickHouseSchema {
     /// The phases of a request, as the `network.<phase>` roll-up metrics name them.
     static let requestPhases = ["dns", "connect", "tls", "request", "ttfb", "response"]
 
-    /// The SELECT over the shard's `apm_event_local` that makes one `apm_request_local` row per
-    /// `network` event that adds to the roll-ups: each figure is the row's own contribution
-    /// (`arr[indexOf(…)]`, the default 0 where the metric is absent).
-    static func requestSelect(database: String) -> String {
+    /// The SELECT over `source` (the contributions for the view, the event table for a
+    /// backfill) that makes one `apm_request_local` row per `network` event that adds to the
+    /// roll-ups: each figure is the row's own contribution (`arr[indexOf(…)]`, the default 0
+    /// where the metric is absent).
+    static func requestSelect(reading source: String) -> String {
         func sumOf(_ metric: String, _ array: String = "sum_total") -> String { "\(array)[indexOf(sum_metric, '\(metric)')]" }
         let phases = requestPhases.map { "toUInt8(has(sum_metric, 'network.\($0)')) AS \($0)_count, \(sumOf("network.\($0)")) AS \($0)_ms" }
         return """
@@ -156,7 +210,7 @@ enum ClickHouseSchema {
                    \(sumOf("network", "sum_dimension")) AS template, \(sumOf("network")) AS total_ms,
                    obs_bucket[indexOf(obs_metric, 'network.total')] AS total_bucket,
                    toUInt8(has(sum_metric, 'network.errors')) AS failed, \(phases.joined(separator: ", "))
-            FROM \(database).apm_event_local WHERE type = 'network' AND has(sum_metric, 'network')
+            FROM \(source) WHERE type = 'network' AND has(sum_metric, 'network')
             """
     }
 
@@ -167,9 +221,10 @@ enum ClickHouseSchema {
             + requestPhases.map { "\($0)_count UInt8, \($0)_ms Float64" }.joined(separator: ", ")
     }
 
-    /// The statements that create `apm_request_local` and its view on one shard node: a
-    /// `MergeTree` by month, ordered by `(project_id, occurred_at)`. Idempotent.
-    static func requestTable(database: String) -> [String] {
+    /// The statements that create `apm_request_local` and its view over `source`
+    /// (``viewSource(database:cascade:)``) on one shard node: a `MergeTree` by month, ordered by
+    /// `(project_id, occurred_at)`. Idempotent.
+    static func requestTable(database: String, reading source: String) -> [String] {
         [
             """
             CREATE TABLE IF NOT EXISTS \(database).apm_request_local (\(requestColumns))
@@ -178,14 +233,15 @@ enum ClickHouseSchema {
             ORDER BY (project_id, occurred_at)
             SETTINGS index_granularity = 8192
             """,
-            "CREATE MATERIALIZED VIEW IF NOT EXISTS \(database).apm_request_mv TO \(database).apm_request_local AS \(requestSelect(database: database))",
+            "CREATE MATERIALIZED VIEW IF NOT EXISTS \(database).apm_request_mv TO \(database).apm_request_local AS "
+                + requestSelect(reading: source),
         ]
     }
 
     /// The statement that fills one shard's `apm_request_local` from the events it holds, run
     /// once by the migration to version 3.
     static func requestBackfill(database: String) -> String {
-        "INSERT INTO \(database).apm_request_local \(requestSelect(database: database))"
+        "INSERT INTO \(database).apm_request_local \(requestSelect(reading: eventTable(database: database)))"
     }
 
     /// The `Distributed` table over `apm_request_local`, on the entry node.
@@ -194,10 +250,11 @@ enum ClickHouseSchema {
             + "ENGINE = Distributed(\(cluster), \(database), apm_request_local, rand())"
     }
 
-    /// The statements that create the roll-up and facet roll-up tables and their views on one
-    /// shard node, in order (a target table before its view). Idempotent.
-    static func rollupTables(database: String) -> [String] {
-        (rollups(database: database) + facetRollups(database: database)).flatMap { rollup in
+    /// The statements that create the roll-up and facet roll-up tables and their views over
+    /// `source` (``viewSource(database:cascade:)``) on one shard node, in order (a target table
+    /// before its view). Idempotent.
+    static func rollupTables(database: String, reading source: String) -> [String] {
+         (rollups(database: database, reading: source) + facetRollups(database: database, reading: source)).flatMap { rollup in
             [
                 """
                 CREATE TABLE IF NOT EXISTS \(database).\(rollup.name)_local (\(rollup.columns))
@@ -214,18 +271,21 @@ enum ClickHouseSchema {
     /// The statements that fill one shard's roll-up tables from the events it already holds:
     /// the views' own SELECTs, run once by the migration from version 1.
     static func rollupBackfill(database: String) -> [String] {
-        rollups(database: database).map { "INSERT INTO \(database).\($0.name)_local \($0.select)" }
+        rollups(database: database, reading: eventTable(database: database)).map { "INSERT INTO \(database).\($0.name)_local \($0.select)" }
     }
 
     /// The statements that fill one shard's facet roll-up tables from the events it already
     /// holds: the views' own SELECTs, run once by the migration to version 3.
     static func facetBackfill(database: String) -> [String] {
-        facetRollups(database: database).map { "INSERT INTO \(database).\($0.name)_local \($0.select)" }
+        facetRollups(database: database, reading: eventTable(database: database)).map {
+            "INSERT INTO \(database).\($0.name)_local \($0.select)"
+        }
     }
 
     /// The `Distributed` tables over the roll-ups and facet roll-ups, on the entry node.
     static func rollupDistributedTables(database: String, cluster: String) -> [String] {
-        (rollups(database: database) + facetRollups(database: database)).map {
+        let source = eventTable(database: database)
+        return (rollups(database: database, reading: source) + facetRollups(database: database, reading: source)).map {
             "CREATE TABLE IF NOT EXISTS \(database).\($0.name) (\($0.columns)) "
                 + "ENGINE = Distributed(\(cluster), \(database), \($0.name)_local, rand())"
         }
