@@ -12,6 +12,7 @@
 #   CLICKHOUSE_BENCH_SECONDS=N  load per side (default 30)
 #   CLICKHOUSE_BENCH_ROWS=N     events per side for the queries (default 20000000; 1 = ingest only)
 #   CLICKHOUSE_BENCH_ROUNDS=N   times each dashboard query is asked per round (default 30)
+#   CLICKHOUSE_BENCH_VIGIL=PATH the `vigil` to serve with (default: beside vigil-bench), for A/B runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${VIGIL_BIN_DIR:=$(swift build -c release --show-bin-path)}"
@@ -74,11 +75,12 @@ for i in 0 1; do
 done
 
 "$VIGIL_BIN_DIR/vigil-bench" clickhouse \
-  --vigil "$VIGIL_BIN_DIR/vigil" \
+  --vigil "${CLICKHOUSE_BENCH_VIGIL:-$VIGIL_BIN_DIR/vigil}" \
   --postgres "postgres://postgres@127.0.0.1:$port/vigil_bench" \
   --postgres-events "postgres://postgres@127.0.0.1:$port/vigil_bench_events" \
   --postgres-data "$pgdir/data" \
   --clickhouse "clickhouse://127.0.0.1:${http[0]}/vigil?cluster=vigil&nodes=127.0.0.1:${http[0]},127.0.0.1:${http[1]}" \
+  --clickhouse-pids "${ch_pids[0]},${ch_pids[1]}" \
   --seconds "${CLICKHOUSE_BENCH_SECONDS:-30}" \
   --rows "${CLICKHOUSE_BENCH_ROWS:-20000000}" \
   --rounds "${CLICKHOUSE_BENCH_ROUNDS:-30}" \

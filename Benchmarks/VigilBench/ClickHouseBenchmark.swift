@@ -18,6 +18,7 @@ enum ClickHouseBenchmark: Command {
           --clickhouse       clickhouse://HOST:PORT/DATABASE?cluster=NAME[&nodes=…] (as vigil serve --events)
           --rows             events each side is grown to before the queries (default 20000000)
           --rounds           times each dashboard query is asked per round (default 30)
+          --clickhouse-pids  the shards' clickhouse-server pids, to read their CPU time per event during the load
         """
 
     /// The dashboard's reads through the API: the overview, the issues list, hangs by page, slow
@@ -37,7 +38,7 @@ enum ClickHouseBenchmark: Command {
 
     static func run(_ words: [String]) throws -> Int32 {
         let valued: Set<String> = ["postgres", "postgres-events", "clickhouse", "rows", "seconds", "clients", "rounds", "vigil",
-                                   "output", "postgres-data"]
+                                   "output", "postgres-data", "clickhouse-pids"]
         let arguments = try Arguments(words, valued: valued)
         let unknown = arguments.unknown(allowedFlags: [], allowedValues: valued)
         guard unknown.isEmpty else { throw UsageError("unknown option --\(unknown[0])") }
@@ -62,6 +63,8 @@ enum ClickHouseBenchmark: Command {
         let perClient = Int((seconds * 40).rounded(.up))
         let bodies = PreparedBodies(events: events, clients: clients, perClient: perClient, spacing: 1.0 / 40, gzip: true)
         let postmaster = arguments.value("postgres-data").flatMap(ServerBenchCPU.postmasterPID(dataDirectory:))
+        let clickhousePIDs = (arguments.value("clickhouse-pids") ?? "").split(separator: ",").compactMap { Int32($0) }
+        let clickhouseCPU = { clickhousePIDs.reduce(0.0) { $0 + ServerBenchCPU.seconds(of: $1) } }
 
         // PostgreSQL: the load, then the project's events copied to --rows with their roll-ups.
         var postgresProject = ""
@@ -91,7 +94,9 @@ enum ClickHouseBenchmark: Command {
         var clickhouseRows = 0
         var clickhouseGrowSeconds = 0.0
         var spoolDrainSeconds = 0.0
+        var clickhouseLoadCPU: Double?
         let spool = work.appendingPathComponent("events-spool").path
+        let clickhouseCPUStart = clickhouseCPU()
         let clickhouseSide = try ServerBenchmark.runSide(.postgres(url: postgresEvents), vigil: vigil, work: work, events: events,
                                                          bodies: bodies, seconds: seconds, clients: clients, gzip: true,
                                                          databasePID: postmaster,
@@ -101,9 +106,13 @@ enum ClickHouseBenchmark: Command {
                 Thread.sleep(forTimeInterval: 0.2)
             }
             spoolDrainSeconds = Date().timeIntervalSince(drainStart)
+            // The shards' CPU from the server's start to its spool's drain: schema checks,
+            // inserts, the views and the merges that ran meanwhile.
+            if !clickhousePIDs.isEmpty { clickhouseLoadCPU = clickhouseCPU() - clickhouseCPUStart }
             let cluster = try ClickHouseCluster(location)
             clickhouseBaseRows = try count(cluster)
-            log("clickhouse: \(clickhouseBaseRows) rows after ingest (spool drained in \(String(format: "%.1f", spoolDrainSeconds)) s)")
+            log("clickhouse: \(clickhouseBaseRows) rows after ingest (spool drained in \(String(format: "%.1f", spoolDrainSeconds)) s)"
+                + (clickhouseLoadCPU.map { String(format: "; shards' CPU %.1f µs/event", $0 * 1e6 / Double(max(clickhouseBaseRows, 1))) } ?? ""))
             // Copies enough for --rows on this side too (its load may have stored fewer events).
             clickhouseCopies = clickhouseBaseRows > 0 ? max(1, Int((Double(targetRows) / Double(clickhouseBaseRows)).rounded(.up))) : 1
             let start = Date()
@@ -138,7 +147,8 @@ enum ClickHouseBenchmark: Command {
             "ingest": ["postgres": try ServerBenchmark.dictionary(postgresSide),
                        "postgresWithClickHouse": try ServerBenchmark.dictionary(clickhouseSide),
                        "ratioEventsPerSecond": clickhouseSide.eventsPerSecond / max(postgresSide.eventsPerSecond, 1),
-                       "spoolDrainSecondsAfterLoad": spoolDrainSeconds],
+                       "spoolDrainSecondsAfterLoad": spoolDrainSeconds,
+                       "clickhouseServersCPUMicrosecondsPerEvent": clickhouseLoadCPU.map { $0 * 1e6 / Double(max(clickhouseBaseRows, 1)) } as Any],
             "seed": ["postgresCopies": copies, "clickhouseCopies": clickhouseCopies, "postgresBaseRows": postgresBaseRows, "postgresRows": postgresRows,
                      "postgresGrowSeconds": postgresGrowSeconds, "clickhouseBaseRows": clickhouseBaseRows,
                      "clickhouseRows": clickhouseRows, "clickhouseGrowSeconds": clickhouseGrowSeconds],
