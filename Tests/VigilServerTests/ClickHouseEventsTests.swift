@@ -7,9 +7,10 @@ import VigilTestSupport
 /// `vigil serve --events clickhouse://…` against two real `clickhouse-server` shards on loopback.
 @Suite("events on a two-shard ClickHouse cluster", .serialized)
 struct ClickHouseEventsTests {
-    /// A server on a fresh SQLite file whose events also go to `cluster` (database `vigil`).
+    /// A server on a fresh SQLite file whose events also go to `cluster` (database `vigil`),
+    /// inserting every 0.2 s rather than every ``ClickHouseLocation/defaultFlushInterval``.
     static func server(_ cluster: ClickHouseTestCluster, workers: Int = 0) throws -> TestServer {
-        let location = try ClickHouseLocation(cluster.url(database: "vigil"))
+        let location = try ClickHouseLocation(cluster.url(database: "vigil") + "&flush=0.2")
         return try TestServer(.sqlite) { options in
             options.events = location
             options.eventsSpoolDirectory = cluster.directory.file("spool").path

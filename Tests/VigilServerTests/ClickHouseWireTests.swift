@@ -15,12 +15,16 @@ struct ClickHouseWireTests {
         #expect(location.nodes?.map(\.host) == ["ch1", "ch2"] && location.nodes?.map(\.port) == [8124, 8125])
         #expect(!location.description.contains("s3cret"), "the password is never printed")
         #expect(try ClickHouseLocation("clickhouse://127.0.0.1/db?cluster=c").port == 8123)
+        #expect(location.flushInterval == ClickHouseLocation.defaultFlushInterval)
+        let slower = try ClickHouseLocation("clickhouse://127.0.0.1/db?cluster=c&flush=2.5")
+        #expect(slower.flushInterval == 2.5 && slower.description.hasSuffix("&flush=2.5"))
     }
 
     @Test("a bad --events URL is refused with the reason", arguments: [
         "postgres://x/db?cluster=c", "clickhouse://host:8123/?cluster=c", "clickhouse://host:8123/db",
         "clickhouse://host:8123/db;drop?cluster=c", "clickhouse://host:8123/db?cluster=c%27", "clickhouse://host/db?cluster=c&nodes=a",
         "clickhouse://host/db?cluster=c&nodes=a:99999", "clickhouse://host/db?cluster=c&shards=2", "clickhouse:///db?cluster=c",
+        "clickhouse://host/db?cluster=c&flush=0", "clickhouse://host/db?cluster=c&flush=soon", "clickhouse://host/db?cluster=c&flush=61",
     ])
     func refusesBadLocation(_ text: String) {
         #expect(throws: ClickHouseError.self) { try ClickHouseLocation(text) }

@@ -66,7 +66,8 @@ public final class ServerApplication: Sendable {
         if let location = options.events {
             let cluster = try ClickHouseCluster(location)
             try cluster.createSchema()
-            let sink = try ClickHouseEventSink(cluster: cluster, spool: try EventSpool(directory: options.eventsSpoolDirectory), log: log)
+            let sink = try ClickHouseEventSink(cluster: cluster, spool: try EventSpool(directory: options.eventsSpoolDirectory),
+                                               flushInterval: location.flushInterval, log: log)
             eventSink = sink
             rollups = ClickHouseEventStore(cluster: cluster)
         }

@@ -79,7 +79,8 @@ public final class ClickHouseEventSink: Sendable {
 
     /// A sink over `cluster` spooling to `spool`; batches already in the spool (from an earlier
     /// run) are queued first, each checked on every shard before it is sent again.
-    public init(cluster: ClickHouseCluster, spool: EventSpool, flushInterval: Double = 1, maximumGroupRows: Int = 200_000,
+    public init(cluster: ClickHouseCluster, spool: EventSpool, flushInterval: Double = ClickHouseLocation.defaultFlushInterval,
+                maximumGroupRows: Int = 200_000,
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.cluster = cluster
         self.spool = spool
