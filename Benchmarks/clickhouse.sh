@@ -2,7 +2,8 @@
 # The event table on ClickHouse: `vigil-bench clickhouse` runs the server bench's load (8 clients,
 # gzip batches of 100 realistic events) into `vigil serve` on PostgreSQL alone, then on PostgreSQL
 # with `--events` on a two-shard ClickHouse cluster; grows each side to CLICKHOUSE_BENCH_ROWS events
-# (the load's events copied back in time a day per copy, roll-ups kept exact); then asks both
+# (the load's events copied back in time a day per copy, roll-ups kept exact; on the ClickHouse side
+# both the shards and its PostgreSQL, where the issue list reads); then asks both
 # servers each dashboard API query in turn, unfiltered and with each dashboard filter.
 # Writes bench-results/clickhouse.json. Goals: dashboard query p95 ≥ 10× faster than PostgreSQL at
 # 20 million events; ingest with ClickHouse not below PostgreSQL alone.
@@ -13,6 +14,7 @@
 #   CLICKHOUSE_BENCH_ROWS=N     events per side for the queries (default 20000000; 1 = ingest only)
 #   CLICKHOUSE_BENCH_ROUNDS=N   times each dashboard query is asked per round (default 30)
 #   CLICKHOUSE_BENCH_VIGIL=PATH the `vigil` to serve with (default: beside vigil-bench), for A/B runs
+#   CLICKHOUSE_BENCH_FLUSH=S    the --events URL's flush (seconds between inserts into a shard)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${VIGIL_BIN_DIR:=$(swift build -c release --show-bin-path)}"
@@ -79,7 +81,7 @@ done
   --postgres "postgres://postgres@127.0.0.1:$port/vigil_bench" \
   --postgres-events "postgres://postgres@127.0.0.1:$port/vigil_bench_events" \
   --postgres-data "$pgdir/data" \
-  --clickhouse "clickhouse://127.0.0.1:${http[0]}/vigil?cluster=vigil&nodes=127.0.0.1:${http[0]},127.0.0.1:${http[1]}" \
+  --clickhouse "clickhouse://127.0.0.1:${http[0]}/vigil?cluster=vigil&nodes=127.0.0.1:${http[0]},127.0.0.1:${http[1]}${CLICKHOUSE_BENCH_FLUSH:+&flush=$CLICKHOUSE_BENCH_FLUSH}" \
   --clickhouse-pids "${ch_pids[0]},${ch_pids[1]}" \
   --seconds "${CLICKHOUSE_BENCH_SECONDS:-30}" \
   --rows "${CLICKHOUSE_BENCH_ROWS:-20000000}" \
