@@ -19,6 +19,15 @@ struct ClickHouseEventsTests {
         }
     }
 
+    /// The reference: a server on a fresh SQLite file without `--events`, whose events and
+    /// roll-up tables the ClickHouse figures must equal.
+    static func plainServer(workers: Int) throws -> TestServer {
+        try TestServer(.sqlite) { options in
+            options.workers = workers
+            options.rateLimitPerSecond = 0
+        }
+    }
+
     /// Events of every type over two versions, three pages, two request templates, four days,
     /// with varied (whole-millisecond) durations, so every dashboard figure has something to show.
     static func seededEvents(count: Int) -> [Event] {
@@ -116,10 +125,7 @@ struct ClickHouseEventsTests {
         defer { cluster.stop() }
         let server = try Self.server(cluster)
         // The same events into a server without --events: its roll-up tables are the reference.
-        let plain = try TestServer(.sqlite) { options in
-            options.workers = 0
-            options.rateLimitPerSecond = 0
-        }
+        let plain = try Self.plainServer(workers: 0)
         let events = Self.seededEvents(count: 900)
         try Self.post(server, events)
         try Self.post(plain, events)
@@ -230,10 +236,7 @@ struct ClickHouseEventsTests {
     func viewsMovedOntoContributions() throws {
         let cluster = try ClickHouseTestCluster(shards: 2)
         defer { cluster.stop() }
-        let plain = try TestServer(.sqlite) { options in
-            options.workers = 1
-            options.rateLimitPerSecond = 0
-        }
+        let plain = try Self.plainServer(workers: 1)
         let server = try Self.server(cluster, workers: 1)
         // Each shard as a version-3 server left it: every view reads apm_event_local, and there
         // is no contributions table.
@@ -382,10 +385,7 @@ struct ClickHouseEventsTests {
         let cluster = try ClickHouseTestCluster(shards: 2)
         defer { cluster.stop() }
         // Both process at ingest (one worker), the path `vigil serve` takes by default.
-        let plain = try TestServer(.sqlite) { options in
-            options.workers = 1
-            options.rateLimitPerSecond = 0
-        }
+        let plain = try Self.plainServer(workers: 1)
         let server = try Self.server(cluster, workers: 1)
         let events = Self.variedEvents(count: 900)
         try Self.post(plain, events)
