@@ -28,6 +28,23 @@ struct ClickHouseEventsTests {
         }
     }
 
+    /// Expects the hangs, frames, requests, launches by version and events by type that
+    /// `clickhouse` gives for project `b` under `filter` to equal what `sqlite` gives for `a`.
+    static func expectSameFigures(_ clickhouse: Insights, _ b: Int64, as sqlite: Insights, _ a: Int64, filter: DashboardFilter,
+                                  now: Date, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let label = Comment(rawValue: "\(filter)")
+        #expect(try clickhouse.hangs(projectID: b, filter: filter, now: now) == sqlite.hangs(projectID: a, filter: filter, now: now),
+                label, sourceLocation: sourceLocation)
+        #expect(try clickhouse.frames(projectID: b, filter: filter, now: now) == sqlite.frames(projectID: a, filter: filter, now: now),
+                label, sourceLocation: sourceLocation)
+        #expect(try clickhouse.network(projectID: b, filter: filter, now: now) == sqlite.network(projectID: a, filter: filter, now: now),
+                label, sourceLocation: sourceLocation)
+        #expect(try clickhouse.launches(projectID: b, filter: filter, now: now).versions
+                == sqlite.launches(projectID: a, filter: filter, now: now).versions, label, sourceLocation: sourceLocation)
+        #expect(try clickhouse.overview(projectID: b, filter: filter, now: now).eventsByType
+                == sqlite.overview(projectID: a, filter: filter, now: now).eventsByType, label, sourceLocation: sourceLocation)
+    }
+
     /// Events of every type over two versions, three pages, two request templates, four days,
     /// with varied (whole-millisecond) durations, so every dashboard figure has something to show.
     static func seededEvents(count: Int) -> [Event] {
@@ -286,16 +303,9 @@ struct ClickHouseEventsTests {
         let now = SampleEvents.time(plusMilliseconds: 3_600_000)
         for filter in [DashboardFilter(range: .all), DashboardFilter(range: .all, osVersion: "18.1"),
                        DashboardFilter(range: .all, deviceModel: "iPhone15,3"), DashboardFilter(range: .all, page: "Cart")] {
-            let label = "\(filter)"
-            #expect(try clickhouse.hangs(projectID: b, filter: filter, now: now) == sqlite.hangs(projectID: a, filter: filter, now: now), "\(label)")
-            #expect(try clickhouse.frames(projectID: b, filter: filter, now: now) == sqlite.frames(projectID: a, filter: filter, now: now), "\(label)")
-            #expect(try clickhouse.network(projectID: b, filter: filter, now: now) == sqlite.network(projectID: a, filter: filter, now: now), "\(label)")
-            #expect(try clickhouse.launches(projectID: b, filter: filter, now: now).versions
-                    == sqlite.launches(projectID: a, filter: filter, now: now).versions, "\(label)")
-            #expect(try clickhouse.overview(projectID: b, filter: filter, now: now).eventsByType
-                    == sqlite.overview(projectID: a, filter: filter, now: now).eventsByType, "\(label)")
+            try Self.expectSameFigures(clickhouse, b, as: sqlite, a, filter: filter, now: now)
             #expect(try clickhouse.compare(projectID: b, base: "3.2.0", target: "3.3.0", filter: filter, now: now)
-                    == sqlite.compare(projectID: a, base: "3.2.0", target: "3.3.0", filter: filter, now: now), "\(label)")
+                    == sqlite.compare(projectID: a, base: "3.2.0", target: "3.3.0", filter: filter, now: now), "\(filter)")
         }
         #expect(try server.store.releaseHealth(projectID: b).map(\.total) == plain.store.releaseHealth(projectID: a).map(\.total))
         #expect(try ClickHouseEventStore(cluster: reopened).releaseHealth(projectID: b).map(\.total)
@@ -501,14 +511,7 @@ struct ClickHouseEventsTests {
         let upgraded = Insights(store: server.store, rollups: ClickHouseEventStore(cluster: reopened))
         for filter in [byOS, DashboardFilter(range: .all, deviceModel: "iPhone15,3"), DashboardFilter(range: .all, page: "Cart"),
                        DashboardFilter(range: .recent(hours: 48), page: "Home")] {
-            let label = "\(filter)"
-            #expect(try upgraded.network(projectID: b, filter: filter, now: now) == sqlite.network(projectID: a, filter: filter, now: now), "\(label)")
-            #expect(try upgraded.hangs(projectID: b, filter: filter, now: now) == sqlite.hangs(projectID: a, filter: filter, now: now), "\(label)")
-            #expect(try upgraded.frames(projectID: b, filter: filter, now: now) == sqlite.frames(projectID: a, filter: filter, now: now), "\(label)")
-            #expect(try upgraded.launches(projectID: b, filter: filter, now: now).versions
-                    == sqlite.launches(projectID: a, filter: filter, now: now).versions, "\(label)")
-            #expect(try upgraded.overview(projectID: b, filter: filter, now: now).eventsByType
-                    == sqlite.overview(projectID: a, filter: filter, now: now).eventsByType, "\(label)")
+            try Self.expectSameFigures(upgraded, b, as: sqlite, a, filter: filter, now: now)
         }
         #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_request") == events.filter { $0.type == .network }.count)
         // One facet over whole days is read from the facet roll-ups alone, and the requests page
