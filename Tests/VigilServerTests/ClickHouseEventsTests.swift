@@ -9,23 +9,49 @@ import VigilTestSupport
 struct ClickHouseEventsTests {
     /// A server on a fresh SQLite file whose events also go to `cluster` (database `vigil`),
     /// inserting every 0.2 s rather than every ``ClickHouseLocation/defaultFlushInterval``.
-    static func server(_ cluster: ClickHouseTestCluster, workers: Int = 0) throws -> TestServer {
+    static func server(_ cluster: ClickHouseTestCluster, workers: Int = 0,
+                       symbolication: (any SymbolicationEngine)? = nil) throws -> TestServer {
         let location = try ClickHouseLocation(cluster.url(database: "vigil") + "&flush=0.2")
-        return try TestServer(.sqlite) { options in
+        return try TestServer(.sqlite, configure: { options in
             options.events = location
             options.eventsSpoolDirectory = cluster.directory.file("spool").path
             options.workers = workers
             options.rateLimitPerSecond = 0
-        }
+        }, symbolication: symbolication)
     }
 
     /// The reference: a server on a fresh SQLite file without `--events`, whose events and
     /// roll-up tables the ClickHouse figures must equal.
-    static func plainServer(workers: Int) throws -> TestServer {
-        try TestServer(.sqlite) { options in
+    static func plainServer(workers: Int, symbolication: (any SymbolicationEngine)? = nil) throws -> TestServer {
+        try TestServer(.sqlite, configure: { options in
             options.workers = workers
             options.rateLimitPerSecond = 0
+        }, symbolication: symbolication)
+    }
+
+    /// Expects the issue list and the overview's issue counts that `clickhouse` gives for
+    /// project `b` under `filter` to equal what `sqlite` gives for `a`: the same issues (by
+    /// fingerprint) in the same order, with the same events, sessions, first and last seen.
+    static func expectSameIssues(_ clickhouse: Insights, _ b: Int64, as sqlite: Insights, _ a: Int64, filter: DashboardFilter,
+                                 now: Date, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let label = Comment(rawValue: "\(filter)")
+        func listed(_ issues: [IssueSummary]) -> [String] {
+            issues.map { "\($0.fingerprint) \($0.kind) \($0.events) \($0.users) \($0.firstSeen) \($0.lastSeen)" }
         }
+        for order in IssueOrder.allCases {
+            #expect(try listed(clickhouse.issues(projectID: b, filter: filter, now: now, order: order))
+                    == listed(sqlite.issues(projectID: a, filter: filter, now: now, order: order)), label, sourceLocation: sourceLocation)
+        }
+        #expect(try listed(clickhouse.issues(projectID: b, filter: filter, now: now, kind: "crash", limit: 2))
+                == listed(sqlite.issues(projectID: a, filter: filter, now: now, kind: "crash", limit: 2)), label,
+                sourceLocation: sourceLocation)
+        #expect(try listed(clickhouse.issues(projectID: b, filter: filter, now: now, state: "unresolved"))
+                == listed(sqlite.issues(projectID: a, filter: filter, now: now, state: "unresolved")), label,
+                sourceLocation: sourceLocation)
+        let overview = try sqlite.overview(projectID: a, filter: filter, now: now)
+        let overviewCH = try clickhouse.overview(projectID: b, filter: filter, now: now)
+        #expect(overviewCH.crashIssues == overview.crashIssues && overviewCH.hangIssues == overview.hangIssues, label,
+                sourceLocation: sourceLocation)
     }
 
     /// Expects the hangs, frames, requests, launches by version and events by type that
@@ -213,6 +239,16 @@ struct ClickHouseEventsTests {
         let overview = try tables.overview(projectID: project)
         #expect(try clickhouse.overview(projectID: project) == overview)
         #expect(overview.eventsByType.values.reduce(0, +) == 900)
+        // Stored waiting, the events joined their issues through the workers' link rows, one each.
+        let grouped = try server.store.database.read { try $0.scalar("SELECT COUNT(*) FROM apm_event WHERE issue_id IS NOT NULL").int ?? 0 }
+        #expect(grouped > 0)
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event WHERE type = 'issue_link'") == grouped)
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event WHERE fingerprint != '' AND type IN ('crash', 'hang')") == 0)
+        let now = SampleEvents.time(plusMilliseconds: 3_600_000)
+        for filter in [DashboardFilter(range: .all, release: "3.3.0"), DashboardFilter(range: .all, page: "Cart"),
+                       DashboardFilter(range: .recent(hours: 30))] {
+            try Self.expectSameIssues(clickhouse, project, as: tables, project, filter: filter, now: now)
+        }
         let releases = try plain.store.releaseHealth(projectID: project)
         #expect(releases.count == 2 && releases.allSatisfy { $0.total.users > 0 && $0.total.sessions > 0 })
         let fromClickHouse = try server.app.context.rollups.releaseHealth(projectID: project)
@@ -310,6 +346,90 @@ struct ClickHouseEventsTests {
         #expect(try server.store.releaseHealth(projectID: b).map(\.total) == plain.store.releaseHealth(projectID: a).map(\.total))
         #expect(try ClickHouseEventStore(cluster: reopened).releaseHealth(projectID: b).map(\.total)
                 == plain.store.releaseHealth(projectID: a).map(\.total))
+    }
+
+    @Test("late symbols move events between issues: ClickHouse's issue counts under a filter follow the main database's through link rows")
+    func issueLinksFollowReprocessing() throws {
+        let cluster = try ClickHouseTestCluster(shards: 2)
+        defer { cluster.stop() }
+        let plain = try Self.plainServer(workers: 1, symbolication: TableSymbolication())
+        let server = try Self.server(cluster, workers: 1, symbolication: TableSymbolication())
+        let events = Self.variedEvents(count: 900)
+        try Self.post(plain, events)
+        try Self.post(server, events)
+        let sink = try #require(server.app.context.eventSink)
+        #expect(sink.drain(timeout: 60))
+        let a = plain.project.id, b = server.project.id
+        let sqlite = plain.app.context.insights, clickhouse = server.app.context.insights
+        let now = SampleEvents.time(plusMilliseconds: 3_600_000)
+        let filters = [DashboardFilter(range: .all, osVersion: "18.1"), DashboardFilter(range: .all, release: "3.2.0", page: "Home"),
+                       DashboardFilter(range: .recent(hours: 48), deviceModel: "iPad13,1")]
+        // Processed at ingest: each event row carries its issue, no link rows.
+        let provisional = try server.store.issues(projectID: b, limit: 1000)
+        #expect(provisional.count > 3 && provisional.allSatisfy { !$0.symbolicated },
+                "\(provisional.map { "\($0.kind) \($0.symbolicated) \($0.events)" })")
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event WHERE type IN ('issue_link', 'issue_unlink')") == 0)
+        for filter in filters { try Self.expectSameIssues(clickhouse, b, as: sqlite, a, filter: filter, now: now) }
+
+        // The symbols arrive: re-processing merges the provisional issues.
+        for (target, project) in [(plain, a), (server, b)] {
+            let requeued = try target.store.storeSymbols(projectID: project, try TableSymbolication.slices([TableSymbolication.sampleUpload()]))
+            #expect(requeued > 0)
+            try target.app.context.processor.drain()
+        }
+        #expect(sink.drain(timeout: 60))
+        let merged = try server.store.issues(projectID: b, limit: 1000)
+        #expect(merged.count < provisional.count && merged.contains { $0.symbolicated }, "\(merged.count) issues")
+        let moved = try Self.count(cluster, "SELECT count() FROM vigil.apm_event WHERE type = 'issue_unlink'")
+        let linked = try Self.count(cluster, "SELECT count() FROM vigil.apm_event WHERE type = 'issue_link'")
+        #expect(moved > 0 && moved == linked, "\(moved) unlinked, \(linked) linked")
+        for filter in filters + [DashboardFilter(range: .all, page: "Cart")] {
+            try Self.expectSameIssues(clickhouse, b, as: sqlite, a, filter: filter, now: now)
+        }
+        // The links did not change any other figure.
+        try Self.expectSameFigures(clickhouse, b, as: sqlite, a, filter: filters[0], now: now)
+        #expect(try server.adminGet("/issues?range=all&os=18.1").status == 200)
+    }
+
+    @Test("a version-4 cluster, whose event rows carry no issue, gets a link row for every issue event of the main database, once")
+    func issueLinksBackfilled() throws {
+        let cluster = try ClickHouseTestCluster(shards: 2)
+        defer { cluster.stop() }
+        let plain = try Self.plainServer(workers: 1)
+        let server = try Self.server(cluster, workers: 1)
+        let events = Self.variedEvents(count: 900)
+        try Self.post(plain, events)
+        try Self.post(server, events)
+        let sink = try #require(server.app.context.eventSink)
+        #expect(sink.drain(timeout: 60))
+        // Each shard as a version-4 server left it: no fingerprint column, here or in the entry
+        // node's Distributed table.
+        for shard in 0..<2 {
+            _ = try cluster.query(shard: shard, "ALTER TABLE vigil.apm_event_local DROP COLUMN fingerprint")
+            _ = try cluster.query(shard: shard, "DROP TABLE vigil.vigil_schema_version")
+            _ = try cluster.query(shard: shard, ClickHouseSchema.versionTable(database: "vigil"))
+            _ = try cluster.query(shard: shard, "INSERT INTO vigil.vigil_schema_version (version) VALUES (4)")
+        }
+        _ = try cluster.query(shard: 0, "DROP TABLE vigil.apm_event")
+        _ = try cluster.query(shard: 0, "CREATE TABLE vigil.apm_event ("
+            + ClickHouseSchema.columns.filter { $0.name != "fingerprint" }.map { "\($0.name) \($0.type)" }.joined(separator: ", ")
+            + ") ENGINE = Distributed(\(ClickHouseTestCluster.clusterName), vigil, apm_event_local, rand())")
+        let reopened = try ClickHouseCluster(ClickHouseLocation(cluster.url(database: "vigil")))
+        let grouped = try server.store.issueLinkRows().count
+        #expect(grouped > 0)
+        try reopened.createSchema(issueLinks: { try server.store.issueLinkRows() })
+        try reopened.createSchema(issueLinks: { try server.store.issueLinkRows() })
+        for shard in 0..<2 {
+            #expect(try Self.count(cluster, "SELECT max(version) FROM vigil.vigil_schema_version", shard: shard) == ClickHouseSchema.version)
+        }
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event WHERE type = 'issue_link'") == grouped)
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event WHERE fingerprint != '' AND type IN ('crash', 'hang')") == 0)
+        let upgraded = Insights(store: server.store, rollups: ClickHouseEventStore(cluster: reopened))
+        let now = SampleEvents.time(plusMilliseconds: 3_600_000)
+        for filter in [DashboardFilter(range: .all, osVersion: "17.4"), DashboardFilter(range: .recent(hours: 48), page: "Home")] {
+            try Self.expectSameIssues(upgraded, server.project.id, as: plain.app.context.insights, plain.project.id, filter: filter, now: now)
+            try Self.expectSameFigures(upgraded, server.project.id, as: plain.app.context.insights, plain.project.id, filter: filter, now: now)
+        }
     }
 
     @Test("a shard killed for 10 s during ingest loses nothing and duplicates nothing once it is back")
@@ -455,9 +575,7 @@ struct ClickHouseEventsTests {
             let overview = try sqlite.overview(projectID: a, filter: filter, now: now)
             let overviewCH = try clickhouse.overview(projectID: b, filter: filter, now: now)
             #expect(overviewCH.eventsByType == overview.eventsByType && overviewCH.eventsByDay == overview.eventsByDay, "\(label)")
-            #expect(overviewCH.crashIssues == overview.crashIssues && overviewCH.hangIssues == overview.hangIssues, "\(label)")
-            #expect(try clickhouse.issues(projectID: b, filter: filter, now: now).map { [$0.fingerprint, "\($0.events)"] }
-                    == sqlite.issues(projectID: a, filter: filter, now: now).map { [$0.fingerprint, "\($0.events)"] }, "\(label)")
+            try Self.expectSameIssues(clickhouse, b, as: sqlite, a, filter: filter, now: now)
             for metric in ["hang.duration", "network.total", "launch.ttid"] {
                 #expect(try clickhouse.distribution(projectID: b, metric: metric, filter: filter, now: now)
                         == sqlite.distribution(projectID: a, metric: metric, filter: filter, now: now), "\(metric) \(label)")

@@ -27,6 +27,20 @@ struct IngestJournalTests {
             return Write(journal: self)
         }
 
+        func stage(_ rows: [(id: String, prefix: Data)]) throws -> any StagedJournalRows {
+            steps.append("stage \(rows.count) rows")
+            return Staged(journal: self)
+        }
+
+        struct Staged: StagedJournalRows {
+            let journal: RecordingJournal
+            func publish() throws {
+                let processed = (try? journal.store.eventCounts(projectID: journal.projectID).processed) ?? -1
+                journal.steps.append("publish staged with \(processed) processed")
+            }
+            func discard() { journal.steps.append("discard staged") }
+        }
+
         func storedCount() -> Int {
             (try? store.eventCounts(projectID: projectID)).map { $0.pending + $0.processed + $0.reprocess } ?? -1
         }
@@ -86,5 +100,64 @@ struct IngestJournalTests {
         #expect(journal.steps.items == ["begin 3 rows", "publish [3] with 3 stored",
                                         "begin 3 rows", "publish [1] with 4 stored",
                                         "begin 1 rows", "discard"])
+    }
+
+    @Test("a worker batch stages its issue links before its transaction, publishes them once it committed, and discards them when it fails")
+    func workerLinksAroundTheCommit() throws {
+        let server = try TestServer(.sqlite)
+        let projectID = server.project.id
+        let journal = RecordingJournal(store: server.store, projectID: projectID)
+        let failNext = Collected<Bool>()
+        let processor = EventProcessor(store: server.store, symbols: SymbolTableCache(engine: nil), crashAnalyzer: nil,
+                                       policy: InAppPolicy(), metrics: ServerMetrics(), clock: SystemClock(), batchSize: 250,
+                                       log: { _ in }, transitionHandler: { _, _ in
+                                           journal.steps.append("transaction")
+                                           if !failNext.items.isEmpty { throw TestSupportError("transaction fails") }
+                                       }, rows: .whole, rollups: .all, journal: journal)
+        // Stored waiting (no processor at ingest): the workers link them to their issues.
+        let ingestor = EventIngestor(store: server.store)
+        _ = try ingestor.ingest(try EventJSON.makeEncoder().encode((0..<3).map { crashNow($0) }), projectID: projectID)
+        #expect(try processor.processBatch() == 3)
+        failNext.append(true)
+        var hang = SampleEvents.make(.hang, index: 0)
+        hang.id = UUID()
+        _ = try ingestor.ingest(try EventJSON.makeEncoder().encode([hang]), projectID: projectID)
+        #expect(throws: (any Error).self) { try processor.processBatch() }
+        #expect(journal.steps.items == ["stage 3 rows", "transaction", "publish staged with 3 processed",
+                                        "stage 1 rows", "transaction", "discard staged"])
+    }
+
+    @Test("issue links: a first processing links the event, a re-processing that changes its issue unlinks the old one and links the new, an unchanged one writes nothing")
+    func issueLinkRows() throws {
+        var event = PendingEvent(projectID: 1, id: "e1", type: "crash", receivedAt: 5, occurredAt: 86_400_000 * 3 + 7, appID: "app",
+                                 appVersion: "3.2.0", appBuild: "1", os: "iOS", osVersion: "18.1", deviceModel: "iPhone15,3",
+                                 page: "Cart", sessionID: "s1", durationMs: nil, payloadJSON: "{}", imagesJSON: nil, state: 0,
+                                 issueID: nil)
+        func analysis(_ fingerprint: String?) -> EventAnalysis {
+            var analysis = EventAnalysis(event: event)
+            analysis.issue = fingerprint.map { value in
+                IssueObservation(kind: "crash", fingerprint: IssueFingerprint(kind: "crash", failureClass: "SIGSEGV", frames: [],
+                                                                              provisional: false, value: value),
+                                 title: "SIGSEGV", subtitle: nil, framesJSON: "[]", symbolicated: true, classification: nil)
+            }
+            return analysis
+        }
+        func kinds(_ rows: [(id: String, prefix: Data)]) throws -> [String] {
+            try rows.map { row in
+                var line = Data()
+                ClickHouseEventRow.finish(row.prefix, batchID: 1, into: &line)
+                let object = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+                #expect(row.id == "e1" && object["id"] as? String == "e1" && object["page"] as? String == "Cart" && object["day"] as? Int == 3)
+                #expect((object["sum_metric"] as? [Any])?.isEmpty == true, "a link row adds nothing to the roll-ups")
+                return "\(object["type"] ?? "") \(object["fingerprint"] ?? "")"
+            }
+        }
+        #expect(try kinds(EventProcessor.issueLinks([event], analyses: [analysis("A")])) == ["issue_link A"])
+        #expect(EventProcessor.issueLinks([event], analyses: [analysis(nil)]).isEmpty)
+        event.state = 2
+        event.fingerprint = "A"
+        #expect(try kinds(EventProcessor.issueLinks([event], analyses: [analysis("B")])) == ["issue_unlink A", "issue_link B"])
+        #expect(EventProcessor.issueLinks([event], analyses: [analysis("A")]).isEmpty)
+        #expect(EventProcessor.issueLinks([event], analyses: [analysis(nil)]).isEmpty, "an event left without an issue keeps its own")
     }
 }

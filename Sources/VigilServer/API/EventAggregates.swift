@@ -347,6 +347,54 @@ public struct EventAggregates: Sendable {
         }
     }
 
+    /// The issues of `counted` (counts by fingerprint read elsewhere: ClickHouse) as the
+    /// filtered ``issues(projectID:filter:now:kind:state:order:limit:)`` gives them: the
+    /// project's issues of those fingerprints, of `kind` and in `state` when given, in `order`
+    /// (ties as there), at most `limit`, with the counts of `counted`.
+    public func issues(projectID: Int64, counted: [IssueCountRow], kind: String?, state: String?, order: IssueOrder,
+                       limit: Int, now: Date) throws -> [IssueSummary] {
+        let byFingerprint = Dictionary(counted.map { ($0.fingerprint, $0) }, uniquingKeysWith: { first, _ in first })
+        var condition = ""
+        var values: [SQLValue] = []
+        if let kind { condition += " AND i.kind = ?"; values.append(.text(kind)) }
+        if let state, let (sql, arguments) = ServerStore.stateCondition(state, now: now) {
+            condition += " AND \(sql)"
+            values += arguments
+        }
+        var matched: [(id: Int64, counts: IssueCountRow)] = []
+        let fingerprints = byFingerprint.keys.sorted()
+        try store.database.read { connection in
+            var start = 0
+            while start < fingerprints.count {
+                let chunk = fingerprints[start..<min(start + 500, fingerprints.count)]
+                start += chunk.count
+                for row in try connection.query("""
+                    SELECT i.id AS id, i.fingerprint AS fingerprint FROM issues i
+                    WHERE i.project_id = ? AND i.fingerprint IN (\(chunk.map { _ in "?" }.joined(separator: ", ")))\(condition)
+                    """, [.integer(projectID)] + chunk.map { .text($0) } + values) {
+                    if let counts = row.string("fingerprint").flatMap({ byFingerprint[$0] }) { matched.append((row.int64("id"), counts)) }
+                }
+            }
+        }
+        matched.sort { a, b in
+            switch order {
+            case .events: return (b.counts.events, b.counts.users, a.id) < (a.counts.events, a.counts.users, b.id)
+            case .users: return (b.counts.users, b.counts.events, a.id) < (a.counts.users, a.counts.events, b.id)
+            case .recent: return (b.counts.lastSeen, a.id) < (a.counts.lastSeen, b.id)
+            }
+        }
+        let chosen = matched.prefix(max(1, min(limit, 1000)))
+        let details = try store.issues(projectID: projectID, ids: chosen.map(\.id))
+        return chosen.compactMap { item in
+            guard var summary = details[item.id] else { return nil }
+            summary.events = item.counts.events
+            summary.users = item.counts.users
+            summary.firstSeen = ServerStore.date(item.counts.firstSeen)
+            summary.lastSeen = ServerStore.date(item.counts.lastSeen)
+            return summary
+        }
+    }
+
     /// Up to `limit` distinct values of an `apm_event` column for the project, in byte order:
     /// one index seek per value (a loose index scan), so the cost does not grow with the events.
     /// `column` is `os_version` or `device_model` (the columns with an index led by them).

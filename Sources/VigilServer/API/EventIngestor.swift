@@ -104,7 +104,9 @@ public final class EventIngestor: Sendable {
             let committed = try processor.commitAnalyzed(item)
             (inserted, outcome.processed) = (committed.stored, committed.processed)
             if let sink, !committed.journaled, !inserted.isEmpty {
-                if let encoded = item.journalRows {
+                // Rows carry the issue only when the commit processed them; events stored
+                // waiting get theirs from the workers' link rows.
+                if let encoded = item.journalRows, committed.processed > 0 {
                     try sink.append(rows: zip(item.records, encoded).filter { inserted.contains($0.0.id) }.map { ($0.0.id, $0.1) })
                 } else {
                     try sink.append(projectID: projectID, records: item.records, analyses: item.analyses, stored: inserted,
@@ -179,7 +181,8 @@ public final class EventIngestor: Sendable {
         if sink != nil {
             // The spool's rows, encoded here (in parallel, behind the gate) for the committer.
             item.journalRows = zip(item.records, item.analyses).map { record, analysis in
-                ClickHouseEventRow.prefix(record, projectID: projectID, receivedAt: item.receivedAt, analysis: analysis)
+                ClickHouseEventRow.prefix(record, projectID: projectID, receivedAt: item.receivedAt, analysis: analysis,
+                                          fingerprint: analysis.issue?.fingerprint.value)
             }
         }
         return (outcome, .analyzed(item, processor))

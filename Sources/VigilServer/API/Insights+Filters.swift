@@ -113,12 +113,20 @@ extension Insights {
     }
 
     /// Issues with their counts within the filter: for all time and no filter, the issues'
-    /// own counters; otherwise counted over the matching events.
+    /// own counters; otherwise counted over the matching events (on ClickHouse with `--events`,
+    /// ``RollupSource/issueCounts(projectID:types:filter:)``; else the main database's).
     /// `state` is one of ``ServerStore/issueStateFilters`` (nil: every state).
     public func issues(projectID: Int64, filter: DashboardFilter, now: Date, kind: String? = nil, state: String? = nil,
                        order: IssueOrder = .events, limit: Int = 100) throws -> [IssueSummary] {
         if filter.range == .all, !filter.narrows {
             return try store.issues(projectID: projectID, kind: kind, state: state, order: order, limit: limit, now: now)
+        }
+        var within = RollupFilter(version: filter.release)
+        within.events = EventNarrowing(filter, now: now, pageIsDimension: false)
+        if let counted = try rollupSource.issueCounts(projectID: projectID, types: kind.map { [$0] } ?? ["crash", "hang"],
+                                                      filter: within) {
+            return try EventAggregates(store: store).issues(projectID: projectID, counted: counted, kind: kind, state: state,
+                                                            order: order, limit: limit, now: now)
         }
         return try EventAggregates(store: store).issues(projectID: projectID, filter: filter, now: now, kind: kind, state: state,
                                                         order: order, limit: limit)

@@ -65,7 +65,7 @@ public final class ServerApplication: Sendable {
         var rollups: (any RollupSource)?
         if let location = options.events {
             let cluster = try ClickHouseCluster(location)
-            try cluster.createSchema()
+            try cluster.createSchema(issueLinks: { try store.issueLinkRows() })
             let sink = try ClickHouseEventSink(cluster: cluster, spool: try EventSpool(directory: options.eventsSpoolDirectory),
                                                flushInterval: location.flushInterval, log: log)
             eventSink = sink

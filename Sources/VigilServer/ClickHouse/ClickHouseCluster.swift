@@ -62,12 +62,19 @@ public final class ClickHouseCluster: Sendable {
     /// rows inserted by another server would be counted twice, and between dropping a view and
     /// creating it again they would not be counted, so a cluster written by an older server is
     /// upgraded by starting one server first (docs/server.md).
-    public func createSchema() throws {
+    ///
+    /// A shard moving to version 5 that held events gets the `fingerprint` column (empty on
+    /// its rows) and, from `issueLinks` (asked at most once: the main database's issue events
+    /// as link rows, ``ServerStore/issueLinkRows()``), a link row for each of its events in an
+    /// issue, inserted in blocks of ``backfillBlockRows`` under fixed batch ids, so that a start
+    /// interrupted half-way sends only the blocks the shard lacks.
+    public func createSchema(issueLinks: () throws -> [(id: String, prefix: Data)] = { [] }) throws {
         let database = location.database
         for node in shards + [entry] {
             try node.execute("CREATE DATABASE IF NOT EXISTS \(database)")
         }
-        for node in shards {
+        var links: [[(id: String, prefix: Data)]]?
+        for (shardIndex, node) in shards.enumerated() {
             try node.execute(ClickHouseSchema.versionTable(database: database))
             let held = Int(try node.rows("SELECT max(version) FROM \(database).vigil_schema_version").first?.first??.description ?? "") ?? 0
             func has(_ table: String) throws -> Bool {
@@ -104,15 +111,59 @@ public final class ClickHouseCluster: Sendable {
                 for statement in ClickHouseSchema.facetBackfill(database: database) { try node.execute(statement) }
             }
             if hadEvents && !hadRequests { try node.execute(ClickHouseSchema.requestBackfill(database: database)) }
+            if hadEvents && held < 5 {
+                let columns = try node.rows("""
+                    SELECT name FROM system.columns WHERE database = \(ClickHouseNode.literal(database)) AND table = 'apm_event_local'
+                    """).compactMap { $0.first ?? nil }
+                if !columns.contains("fingerprint") {
+                    try node.execute("ALTER TABLE \(localTable) ADD COLUMN fingerprint String")
+                }
+                if links == nil {
+                    var perShard = Array(repeating: [(id: String, prefix: Data)](), count: shards.count)
+                    for row in try issueLinks() { perShard[Self.shard(of: row.id, shards: shards.count)].append(row) }
+                    links = perShard
+                }
+                try backfill(links?[shardIndex] ?? [], shard: shardIndex)
+            }
             if held < ClickHouseSchema.version {
                 try node.execute("INSERT INTO \(database).vigil_schema_version (version) VALUES (\(ClickHouseSchema.version))")
             }
+        }
+        // A `Distributed` table holds no rows: one made before version 5 is made again with the
+        // `fingerprint` column.
+        let distributedColumns = try entry.rows("""
+            SELECT name FROM system.columns WHERE database = \(ClickHouseNode.literal(database)) AND table = 'apm_event'
+            """).compactMap { $0.first ?? nil }
+        if !distributedColumns.isEmpty && !distributedColumns.contains("fingerprint") {
+            try entry.execute("DROP TABLE IF EXISTS \(distributedTable)")
         }
         try entry.execute(ClickHouseSchema.distributedTable(database: database, cluster: location.cluster))
         for statement in ClickHouseSchema.rollupDistributedTables(database: database, cluster: location.cluster) {
             try entry.execute(statement)
         }
         try entry.execute(ClickHouseSchema.requestDistributedTable(database: database, cluster: location.cluster))
+    }
+
+    /// Most link rows in one block of the version-5 backfill.
+    static let backfillBlockRows = 50_000
+
+    /// The batch id of block `block` of the version-5 backfill: fixed, far from the random ids
+    /// of spool batches (which have their top bits set nearly always).
+    static func backfillBatchID(_ block: Int) -> Int64 { 0x5600_0000 + Int64(block) }
+
+    /// Inserts `rows` (link rows, each with its event id) into the shard in blocks under fixed
+    /// batch ids, skipping the blocks it holds already.
+    private func backfill(_ rows: [(id: String, prefix: Data)], shard: Int) throws {
+        let blocks = stride(from: 0, to: rows.count, by: Self.backfillBlockRows).map { start in
+            rows[start..<min(start + Self.backfillBlockRows, rows.count)]
+        }
+        guard !blocks.isEmpty else { return }
+        let held = try heldBatches(shard: shard, ids: blocks.indices.map(Self.backfillBatchID))
+        for (index, block) in blocks.enumerated() where held[Self.backfillBatchID(index)] == nil {
+            var body = Data()
+            for row in block { ClickHouseEventRow.finish(row.prefix, batchID: Self.backfillBatchID(index), into: &body) }
+            try insert(shard: shard, body)
+        }
     }
 
     /// The shard (0-based) an event id's row goes to: FNV-1a of the id, modulo the shard count.

@@ -5,8 +5,11 @@ import Foundation
 enum ClickHouseEventRow {
     /// The row for `record` of `projectID`, with what `analysis` adds to the roll-ups (only its
     /// count as an event when nil), up to its last value: it ends with `,"batch_id":`, and
-    /// ``finish(_:batchID:)`` completes it once the spool has chosen the batch.
-    static func prefix(_ record: EventRecord, projectID: Int64, receivedAt: Int64, analysis: EventAnalysis?) -> Data {
+    /// ``finish(_:batchID:)`` completes it once the spool has chosen the batch. `fingerprint` is
+    /// the issue the main database grouped the event into as it stored it (processing at
+    /// ingest); nil for an event stored waiting for the workers, whose link row they write.
+    static func prefix(_ record: EventRecord, projectID: Int64, receivedAt: Int64, analysis: EventAnalysis?,
+                       fingerprint: String?) -> Data {
         var w = JSONWriter()
         w.beginObject()
         w.key("project_id"); w.number(projectID)
@@ -14,7 +17,7 @@ enum ClickHouseEventRow {
         w.key("occurred_at"); w.number(record.occurredAt)
         w.key("id"); w.string(record.id)
         w.key("received_at"); w.number(receivedAt)
-        let day = record.occurredAt >= 0 ? record.occurredAt / 86_400_000 : (record.occurredAt - 86_399_999) / 86_400_000
+        let day = Self.day(record.occurredAt)
         w.key("day"); w.number(day)
         w.key("app_id"); w.string(record.appID)
         w.key("app_version"); w.string(record.appVersion)
@@ -45,8 +48,46 @@ enum ClickHouseEventRow {
         w.key("sketch_dimension"); w.beginArray(); for item in sketches { w.string(item.key.dimension) }; w.endArray()
         w.key("sketch_register"); w.beginArray(); for item in sketches { w.number(item.register) }; w.endArray()
         w.key("sketch_rank"); w.beginArray(); for item in sketches { w.number(Int(item.rank)) }; w.endArray()
+        w.key("fingerprint"); w.string(fingerprint ?? "")
         w.key("batch_id")
         return w.data
+    }
+
+    /// A link row (``ClickHouseSchema/issueLinkType``) putting `event` into the issue of
+    /// `fingerprint`, or with `linked` false an unlink row taking it out: the event's id and
+    /// filter columns, no payload and no contributions, in the form of
+    /// ``prefix(_:projectID:receivedAt:analysis:fingerprint:)``.
+    static func link(_ event: PendingEvent, fingerprint: String, linked: Bool) -> Data {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("project_id"); w.number(event.projectID)
+        w.key("type"); w.string(linked ? ClickHouseSchema.issueLinkType : ClickHouseSchema.issueUnlinkType)
+        w.key("occurred_at"); w.number(event.occurredAt)
+        w.key("id"); w.string(event.id)
+        w.key("received_at"); w.number(event.receivedAt)
+        w.key("day"); w.number(Self.day(event.occurredAt))
+        w.key("app_id"); w.string(event.appID)
+        w.key("app_version"); w.string(event.appVersion)
+        w.key("app_build"); w.string(event.appBuild)
+        w.key("os"); w.string(event.os)
+        w.key("os_version"); w.string(event.osVersion)
+        w.key("device_model"); w.string(event.deviceModel)
+        w.key("page"); if let page = event.page { w.string(page) } else { w.null() }
+        w.key("session_id"); w.string(event.sessionID)
+        w.key("tags_json"); w.string("{}")
+        w.key("payload_json"); w.string("{}")
+        for array in ["sum_metric", "sum_dimension", "sum_count", "sum_total", "obs_metric", "obs_dimension", "obs_bucket",
+                      "sketch_metric", "sketch_dimension", "sketch_register", "sketch_rank"] {
+            w.key(array); w.beginArray(); w.endArray()
+        }
+        w.key("fingerprint"); w.string(fingerprint)
+        w.key("batch_id")
+        return w.data
+    }
+
+    /// The UTC day (days since 1970) of a time in milliseconds, rounding down before 1970 too.
+    static func day(_ millis: Int64) -> Int64 {
+        millis >= 0 ? millis / 86_400_000 : (millis - 86_399_999) / 86_400_000
     }
 
     /// Appends the row `prefix` completed with `batchID`, and a newline, to `data`.

@@ -94,19 +94,20 @@ public final class ClickHouseEventSink: Sendable {
     }
 
     /// Spools the events of one request that the main database newly stored (`stored`), with
-    /// their analyses; returns when the batch is on disk.
+    /// their analyses, stored waiting for the workers (so in no issue yet: the workers link
+    /// them); returns when the batch is on disk.
     func append(projectID: Int64, records: [EventRecord], analyses: [EventAnalysis]?, stored: Set<String>, receivedAt: Int64) throws {
         guard !stored.isEmpty else { return }
         var rows: [(id: String, prefix: Data)] = []
         rows.reserveCapacity(stored.count)
         for (index, record) in records.enumerated() where stored.contains(record.id) {
             rows.append((record.id, ClickHouseEventRow.prefix(record, projectID: projectID, receivedAt: receivedAt,
-                                                              analysis: analyses.map { $0[index] })))
+                                                              analysis: analyses.map { $0[index] }, fingerprint: nil)))
         }
         try append(rows: rows)
     }
 
-    /// Spools rows already encoded (``ClickHouseEventRow/prefix(_:projectID:receivedAt:analysis:)``,
+    /// Spools rows already encoded (``ClickHouseEventRow/prefix(_:projectID:receivedAt:analysis:fingerprint:)``,
     /// each with its event id); returns when the batch is on disk.
     ///
     /// Concurrent requests share one spool file and one `fsync` (``GroupCommitQueue``): the rows
@@ -289,6 +290,23 @@ public final class ClickHouseEventSink: Sendable {
 }
 
 extension ClickHouseEventSink: IngestJournal {
+    /// Writes `rows` as one batch, synced and unpublished (``EventSpool/writeUnpublished(_:batchID:)``).
+    func stage(_ rows: [(id: String, prefix: Data)]) throws -> any StagedJournalRows {
+        let batchID = Int64.random(in: 1...Int64.max)
+        return StagedBatch(sink: self, written: try spool.writeUnpublished(Self.lines(rows, batchID: batchID), batchID: batchID),
+                           events: rows.count)
+    }
+
+    /// A batch ``stage(_:)`` wrote.
+    private struct StagedBatch: StagedJournalRows {
+        let sink: ClickHouseEventSink
+        let written: EventSpool.Unpublished
+        let events: Int
+
+        func publish() throws { try sink.publish(written, events: events) }
+        func discard() { sink.spool.discard(written) }
+    }
+
     /// Writes the group's rows (every event of every item, in one batch under a fresh id) to the
     /// spool on the journal thread, unpublished, while the caller commits the main database.
     func begin(_ group: [ProcessedInsert]) -> any IngestJournalWrite {

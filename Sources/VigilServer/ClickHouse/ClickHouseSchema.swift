@@ -44,6 +44,17 @@
 ///   each: a facet view 880 ms of CPU and a plain roll-up view about 700 ms over the insert
 ///   itself; both together about 180 ms through the contributions). Moving a shard from
 ///   version 3 replaces its six views; the roll-up rows they wrote stay.
+/// - Issue membership (version 5): `fingerprint`, the issue an event row's event was grouped
+///   into when it was processed at ingest (empty for other rows), and *link rows*: rows of type
+///   `issue_link` or `issue_unlink` (no event has those types) carrying an event's id, time,
+///   release, OS, device, page and session, a fingerprint, and no contributions (so no view
+///   counts them). The workers write them when they first process an event stored waiting
+///   (a link) and when re-processing moves an event from one issue to another (an unlink and a
+///   link). An event's issues within a filter are the fingerprints whose rows for it — its own
+///   row and its link rows — add up to more than zero (``ClickHouseEventStore/issueCounts``),
+///   so the issue list under a filter is counted here instead of from `--db`'s issue events.
+///   Moving a shard to version 5 adds the column (empty on the rows it holds) and writes a link
+///   row for every issue event `--db` holds (``ClickHouseCluster/createSchema(issueLinks:)``).
 ///
 /// Avoided for 18.16: the `LowCardinality` and `DateTime64` types, `Nested` columns (plain
 /// arrays instead), query parameters (`{name:Type}`; values are escaped literals instead),
@@ -52,7 +63,7 @@
 /// settings in `CREATE … SETTINGS` other than `index_granularity`.
 enum ClickHouseSchema {
     /// The version these statements create.
-    static let version = 4
+    static let version = 5
 
     /// The columns, in order, shared by the local and the distributed table.
     static let columns: [(name: String, type: String)] = [
@@ -64,8 +75,14 @@ enum ClickHouseSchema {
         ("sum_metric", "Array(String)"), ("sum_dimension", "Array(String)"), ("sum_count", "Array(Int64)"),
         ("sum_total", "Array(Float64)"), ("obs_metric", "Array(String)"), ("obs_dimension", "Array(String)"),
         ("obs_bucket", "Array(Int32)"), ("sketch_metric", "Array(String)"), ("sketch_dimension", "Array(String)"),
-        ("sketch_register", "Array(UInt16)"), ("sketch_rank", "Array(UInt8)"), ("batch_id", "UInt64"),
+        ("sketch_register", "Array(UInt16)"), ("sketch_rank", "Array(UInt8)"), ("fingerprint", "String"), ("batch_id", "UInt64"),
     ]
+
+    /// The type of a row that adds an event to an issue (the fingerprint's) after the event's
+    /// own row was written (version 5): processing by the workers, re-processing after symbols.
+    static let issueLinkType = "issue_link"
+    /// The type of a row that takes an event out of an issue its rows put it in (version 5).
+    static let issueUnlinkType = "issue_unlink"
 
     private static var columnList: String {
         columns.map { "    \($0.name) \($0.type)" }.joined(separator: ",\n")

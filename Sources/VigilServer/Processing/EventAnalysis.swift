@@ -83,6 +83,8 @@ public struct PendingEvent: Sendable {
     /// The payload and images as ingest decoded them, for events handed from ingest to
     /// processing in memory: then ``payloadJSON`` and ``imagesJSON`` are not parsed again.
     public var decoded: DecodedContent? = nil
+    /// The fingerprint of the issue an earlier processing grouped it into, if any.
+    public var fingerprint: String? = nil
 
     /// Whether this is a re-processing (no new roll-up contributions).
     public var isReprocessing: Bool { state == 2 }

@@ -92,29 +92,75 @@ public final class EventProcessor: Sendable {
     /// analyzed outside the write lock, under a lock that serializes this server's processing
     /// workers, and only the results are written in a short transaction. (An SQLite file is
     /// served by one `vigil serve`; several servers need PostgreSQL.)
+    ///
+    /// With the events also on ClickHouse (a journal), the batch's issue links
+    /// (``issueLinks(_:analyses:)``) are written to the spool before its transaction commits and
+    /// published after.
     @discardableResult
     public func processBatch() throws -> Int {
         let (count, lags): (Int, [Double])
-        if store.dialect == .postgres {
-            (count, lags) = try store.database.write { connection -> (Int, [Double]) in
-                let pending = try ServerStore.claimPending(on: connection, limit: batchSize)
-                guard !pending.isEmpty else { return (0, []) }
-                let analyses = analyze(pending, connection: connection)
-                return (pending.count, try write(analyses, pending: pending, on: connection))
+        var staged: (any StagedJournalRows)?
+        do {
+            if store.dialect == .postgres {
+                (count, lags) = try store.database.write { connection -> (Int, [Double]) in
+                    // A transaction retried (a deadlock, a lost connection) stages its links again.
+                    staged?.discard()
+                    staged = nil
+                    let pending = try ServerStore.claimPending(on: connection, limit: batchSize)
+                    guard !pending.isEmpty else { return (0, []) }
+                    let analyses = analyze(pending, connection: connection)
+                    staged = try stageLinks(pending, analyses: analyses)
+                    return (pending.count, try write(analyses, pending: pending, on: connection))
+                }
+            } else {
+                processingLock.lock()
+                defer { processingLock.unlock() }
+                let (pending, analyses) = try store.database.read { connection -> ([PendingEvent], [EventAnalysis]) in
+                    let pending = try ServerStore.claimPending(on: connection, limit: batchSize)
+                    return (pending, analyze(pending, connection: connection))
+                }
+                guard !pending.isEmpty else { return 0 }
+                staged = try stageLinks(pending, analyses: analyses)
+                lags = try store.database.write { connection in try write(analyses, pending: pending, on: connection) }
+                count = pending.count
             }
-        } else {
-            processingLock.lock()
-            defer { processingLock.unlock() }
-            let (pending, analyses) = try store.database.read { connection -> ([PendingEvent], [EventAnalysis]) in
-                let pending = try ServerStore.claimPending(on: connection, limit: batchSize)
-                return (pending, analyze(pending, connection: connection))
+        } catch {
+            staged?.discard()
+            throw error
+        }
+        if let staged {
+            do {
+                try staged.publish()
+            } catch {
+                log("the event spool could not take a processed batch's issue links: \(error)")
             }
-            guard !pending.isEmpty else { return 0 }
-            lags = try store.database.write { connection in try write(analyses, pending: pending, on: connection) }
-            count = pending.count
         }
         if count > 0 { metrics.recordProcessed(lags: lags) }
         return count
+    }
+
+    /// The link rows that keep ClickHouse's issue membership (``ClickHouseSchema/issueLinkType``)
+    /// equal to the main database's once `analyses` are written: an event processed for the
+    /// first time joins its issue (its event row was spooled without one, stored waiting); a
+    /// re-processed event whose fingerprint changed leaves its former issue and joins the new
+    /// one. An event left without an issue keeps the one it had, as in the main database.
+    static func issueLinks(_ pending: [PendingEvent], analyses: [EventAnalysis]) -> [(id: String, prefix: Data)] {
+        var rows: [(id: String, prefix: Data)] = []
+        for (event, analysis) in zip(pending, analyses) {
+            guard let fingerprint = analysis.issue?.fingerprint.value else { continue }
+            let former = event.isReprocessing ? event.fingerprint : nil
+            guard former != fingerprint else { continue }
+            if let former { rows.append((event.id, ClickHouseEventRow.link(event, fingerprint: former, linked: false))) }
+            rows.append((event.id, ClickHouseEventRow.link(event, fingerprint: fingerprint, linked: true)))
+        }
+        return rows
+    }
+
+    /// Stages ``issueLinks(_:analyses:)`` in the journal, when there is one and they are any.
+    private func stageLinks(_ pending: [PendingEvent], analyses: [EventAnalysis]) throws -> (any StagedJournalRows)? {
+        guard let journal else { return nil }
+        let rows = Self.issueLinks(pending, analyses: analyses)
+        return rows.isEmpty ? nil : try journal.stage(rows)
     }
 
     /// Analyzes `pending`, reading missing symbol tables through `connection`, or (nil) through

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A second durable store that must hold a processed-ingest group's new events before their
 /// requests are answered — the ClickHouse spool (``ClickHouseEventSink``) — written while the
 /// main database commits the group instead of after it.
@@ -13,6 +15,19 @@ protocol IngestJournal: Sendable {
     /// Starts writing the rows of `group` (``ProcessedInsert/journalRows`` of every item) and
     /// returns at once.
     func begin(_ group: [ProcessedInsert]) -> any IngestJournalWrite
+    /// Writes and syncs `rows` (``ClickHouseEventRow/link(_:fingerprint:linked:)`` rows, each
+    /// with its event id) unpublished, before the transaction that makes them true commits: a
+    /// worker batch's issue links. The caller publishes them after the commit or discards them.
+    func stage(_ rows: [(id: String, prefix: Data)]) throws -> any StagedJournalRows
+}
+
+/// Rows ``IngestJournal/stage(_:)`` wrote, waiting for their transaction; ended by exactly one
+/// of its two methods.
+protocol StagedJournalRows: Sendable {
+    /// Makes the rows deliverable (the transaction committed).
+    func publish() throws
+    /// Drops them (the transaction failed).
+    func discard()
 }
 
 /// One group's journal write under way (see ``IngestJournal``); ended by exactly one of its

@@ -15,6 +15,24 @@ public protocol RollupSource: Sendable {
     /// per version, build (dimension), metric and (when `filter.byDay`) day, each touched
     /// register with its highest rank.
     func sketchRegisters(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [SketchRegisterRow]
+    /// Per issue fingerprint, the events of `types` within `filter`'s version and
+    /// ``RollupFilter/events`` that the issue holds, counted over the source's own events; nil
+    /// when the source does not hold them (the main database counts its issue events itself).
+    func issueCounts(projectID: Int64, types: [String], filter: RollupFilter) throws -> [IssueCountRow]?
+}
+
+/// One issue's events within a filter, by its fingerprint (``RollupSource/issueCounts(projectID:types:filter:)``).
+public struct IssueCountRow: Sendable, Hashable {
+    /// The issue's fingerprint.
+    public var fingerprint: String
+    /// Its events.
+    public var events: Int64
+    /// Their distinct sessions.
+    public var users: Int64
+    /// The first event's time, ms since 1970.
+    public var firstSeen: Int64
+    /// The last event's time, ms since 1970.
+    public var lastSeen: Int64
 }
 
 /// One register of a release's distinct-count sketch on one day.
@@ -36,6 +54,9 @@ public struct SketchRegisterRow: Sendable, Hashable {
 extension ServerStore: RollupSource {
     /// The roll-up tables are kept by metric, dimension, version and day only.
     public var filtersEvents: Bool { false }
+
+    /// nil: the issue list counts the main database's issue events itself (``EventAggregates``).
+    public func issueCounts(projectID: Int64, types: [String], filter: RollupFilter) throws -> [IssueCountRow]? { nil }
 
     public func sketchRegisters(projectID: Int64, metrics: [String], filter: RollupFilter) throws -> [SketchRegisterRow] {
         guard !metrics.isEmpty else { return [] }

@@ -13,7 +13,7 @@ extension ServerStore {
         let rows = try connection.query("""
             SELECT project_id, id, type, received_at, occurred_at, app_id, app_version, app_build, os, os_version, device_model,
                    page, session_id, duration_ms, user_key,
-                   payload_json, images_json, state, issue_id
+                   payload_json, images_json, state, issue_id, fingerprint
             FROM apm_event WHERE state <> 1 ORDER BY received_at LIMIT ?\(connection.dialect.claimRows)
             """, [.int(limit)])
         return rows.map { row in
@@ -25,7 +25,8 @@ extension ServerStore {
                          page: row.string("page"),
                          sessionID: row.string("session_id") ?? "", durationMs: row["duration_ms"].double,
                          payloadJSON: row.string("payload_json") ?? "{}", imagesJSON: row.string("images_json"),
-                         state: row.int("state"), issueID: row["issue_id"].int64, userKey: row.string("user_key"))
+                         state: row.int("state"), issueID: row["issue_id"].int64, userKey: row.string("user_key"),
+                         fingerprint: row.string("fingerprint"))
         }
     }
 
