@@ -29,6 +29,20 @@ struct ClickHouseEventsTests {
         }, symbolication: symbolication)
     }
 
+    /// A reference server and one with `--events` on `cluster`, both processing at ingest (one
+    /// worker, the path `vigil serve` takes by default), given the same ``variedEvents(count:)``
+    /// (900), with the spool drained.
+    static func pairWithEvents(_ cluster: ClickHouseTestCluster, symbolication: (any SymbolicationEngine)? = nil) throws
+        -> (plain: TestServer, server: TestServer, events: [Event]) {
+        let plain = try plainServer(workers: 1, symbolication: symbolication)
+        let server = try Self.server(cluster, workers: 1, symbolication: symbolication)
+        let events = variedEvents(count: 900)
+        try post(plain, events)
+        try post(server, events)
+        guard try #require(server.app.context.eventSink).drain(timeout: 60) else { throw TestSupportError("the spool did not drain") }
+        return (plain, server, events)
+    }
+
     /// Expects the issue list and the overview's issue counts that `clickhouse` gives for
     /// project `b` under `filter` to equal what `sqlite` gives for `a`: the same issues (by
     /// fingerprint) in the same order, with the same events, sessions, first and last seen.
@@ -352,13 +366,8 @@ struct ClickHouseEventsTests {
     func issueLinksFollowReprocessing() throws {
         let cluster = try ClickHouseTestCluster(shards: 2)
         defer { cluster.stop() }
-        let plain = try Self.plainServer(workers: 1, symbolication: TableSymbolication())
-        let server = try Self.server(cluster, workers: 1, symbolication: TableSymbolication())
-        let events = Self.variedEvents(count: 900)
-        try Self.post(plain, events)
-        try Self.post(server, events)
+        let (plain, server, _) = try Self.pairWithEvents(cluster, symbolication: TableSymbolication())
         let sink = try #require(server.app.context.eventSink)
-        #expect(sink.drain(timeout: 60))
         let a = plain.project.id, b = server.project.id
         let sqlite = plain.app.context.insights, clickhouse = server.app.context.insights
         let now = SampleEvents.time(plusMilliseconds: 3_600_000)
@@ -395,13 +404,7 @@ struct ClickHouseEventsTests {
     func issueLinksBackfilled() throws {
         let cluster = try ClickHouseTestCluster(shards: 2)
         defer { cluster.stop() }
-        let plain = try Self.plainServer(workers: 1)
-        let server = try Self.server(cluster, workers: 1)
-        let events = Self.variedEvents(count: 900)
-        try Self.post(plain, events)
-        try Self.post(server, events)
-        let sink = try #require(server.app.context.eventSink)
-        #expect(sink.drain(timeout: 60))
+        let (plain, server, _) = try Self.pairWithEvents(cluster)
         // Each shard as a version-4 server left it: no fingerprint column, here or in the entry
         // node's Distributed table.
         for shard in 0..<2 {
@@ -514,12 +517,7 @@ struct ClickHouseEventsTests {
     func filteredViewsWithOutlines() throws {
         let cluster = try ClickHouseTestCluster(shards: 2)
         defer { cluster.stop() }
-        // Both process at ingest (one worker), the path `vigil serve` takes by default.
-        let plain = try Self.plainServer(workers: 1)
-        let server = try Self.server(cluster, workers: 1)
-        let events = Self.variedEvents(count: 900)
-        try Self.post(plain, events)
-        try Self.post(server, events)
+        let (plain, server, events) = try Self.pairWithEvents(cluster)
         // A retried batch is still recognised: the outlines keep the ids.
         let again = try server.postEvents(Array(events[0..<100]))
         #expect(again.status == 200 && again.json["stored"] as? Int == 0, "\(again.text.prefix(300))")

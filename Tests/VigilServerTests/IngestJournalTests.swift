@@ -55,6 +55,14 @@ struct IngestJournalTests {
         }
     }
 
+    /// A processor for `server`'s store writing `journal`, with `transitions` called in every
+    /// processing transaction that decides an issue transition.
+    static func processor(_ server: TestServer, journal: RecordingJournal, transitions: @escaping IssueTransitionHandler) -> EventProcessor {
+        EventProcessor(store: server.store, symbols: SymbolTableCache(engine: nil), crashAnalyzer: nil, policy: InAppPolicy(),
+                       metrics: ServerMetrics(), clock: SystemClock(), batchSize: 250, log: { _ in }, transitionHandler: transitions,
+                       rows: .whole, rollups: .all, journal: journal)
+    }
+
     static func item(_ processor: EventProcessor, _ events: [Event], projectID: Int64) throws -> ProcessedInsert {
         var records: [EventRecord] = []
         var contents: [DecodedContent] = []
@@ -76,12 +84,10 @@ struct IngestJournalTests {
         let seenInTransaction = Collected<Bool>()
         let failNext = Collected<Bool>()
         // Inside the transaction (a new crash issue is a transition): was the journal's write begun already?
-        let processor = EventProcessor(store: server.store, symbols: SymbolTableCache(engine: nil), crashAnalyzer: nil,
-                                       policy: InAppPolicy(), metrics: ServerMetrics(), clock: SystemClock(), batchSize: 250,
-                                       log: { _ in }, transitionHandler: { _, _ in
-                                           seenInTransaction.append(journal.begun.wait(timeout: .now() + 10) == .success)
-                                           if failNext.items.count == 1 { throw TestSupportError("transaction fails") }
-                                       }, rows: .whole, rollups: .all, journal: journal)
+        let processor = Self.processor(server, journal: journal) { _, _ in
+            seenInTransaction.append(journal.begun.wait(timeout: .now() + 10) == .success)
+            if failNext.items.count == 1 { throw TestSupportError("transaction fails") }
+        }
         let events = (0..<3).map { crashNow($0) }
         let first = try processor.commitAnalyzed(try Self.item(processor, events, projectID: projectID))
         #expect(first.stored.count == 3 && first.journaled)
@@ -108,12 +114,10 @@ struct IngestJournalTests {
         let projectID = server.project.id
         let journal = RecordingJournal(store: server.store, projectID: projectID)
         let failNext = Collected<Bool>()
-        let processor = EventProcessor(store: server.store, symbols: SymbolTableCache(engine: nil), crashAnalyzer: nil,
-                                       policy: InAppPolicy(), metrics: ServerMetrics(), clock: SystemClock(), batchSize: 250,
-                                       log: { _ in }, transitionHandler: { _, _ in
-                                           journal.steps.append("transaction")
-                                           if !failNext.items.isEmpty { throw TestSupportError("transaction fails") }
-                                       }, rows: .whole, rollups: .all, journal: journal)
+        let processor = Self.processor(server, journal: journal) { _, _ in
+            journal.steps.append("transaction")
+            if !failNext.items.isEmpty { throw TestSupportError("transaction fails") }
+        }
         // Stored waiting (no processor at ingest): the workers link them to their issues.
         let ingestor = EventIngestor(store: server.store)
         _ = try ingestor.ingest(try EventJSON.makeEncoder().encode((0..<3).map { crashNow($0) }), projectID: projectID)

@@ -10,6 +10,30 @@ enum ClickHouseEventRow {
     /// ingest); nil for an event stored waiting for the workers, whose link row they write.
     static func prefix(_ record: EventRecord, projectID: Int64, receivedAt: Int64, analysis: EventAnalysis?,
                        fingerprint: String?) -> Data {
+        let sums = analysis?.sums ?? [(RollupKey(projectID: projectID, metric: "events", dimension: record.type,
+                                                 appVersion: record.appVersion, day: day(record.occurredAt)), RollupSum(count: 1))]
+        return row(record, projectID: projectID, receivedAt: receivedAt, sums: sums, observations: analysis?.observations ?? [],
+                   sketches: analysis?.sketches ?? [], fingerprint: fingerprint ?? "")
+    }
+
+    /// A link row (``ClickHouseSchema/issueLinkType``) putting `event` into the issue of
+    /// `fingerprint`, or with `linked` false an unlink row taking it out: the event's id and
+    /// filter columns, no JSON and no contributions, in the form of
+    /// ``prefix(_:projectID:receivedAt:analysis:fingerprint:)``.
+    static func link(_ event: PendingEvent, fingerprint: String, linked: Bool) -> Data {
+        let record = EventRecord(id: event.id, type: linked ? ClickHouseSchema.issueLinkType : ClickHouseSchema.issueUnlinkType,
+                                 occurredAt: event.occurredAt, appID: event.appID, appVersion: event.appVersion,
+                                 appBuild: event.appBuild, os: event.os, osVersion: event.osVersion, deviceModel: event.deviceModel,
+                                 page: event.page, sessionID: event.sessionID, durationMs: nil, tagsJSON: "{}", payloadJSON: "{}",
+                                 imagesJSON: nil, contextJSON: nil, userKey: event.userKey)
+        return row(record, projectID: event.projectID, receivedAt: event.receivedAt, sums: [], observations: [], sketches: [],
+                   fingerprint: fingerprint)
+    }
+
+    /// A row's columns up to `,"batch_id":`, the contributions as given.
+    private static func row(_ record: EventRecord, projectID: Int64, receivedAt: Int64, sums: [(key: RollupKey, sum: RollupSum)],
+                            observations: [(key: RollupKey, value: Double)], sketches: [(key: RollupKey, register: Int, rank: UInt8)],
+                            fingerprint: String) -> Data {
         var w = JSONWriter()
         w.beginObject()
         w.key("project_id"); w.number(projectID)
@@ -17,8 +41,7 @@ enum ClickHouseEventRow {
         w.key("occurred_at"); w.number(record.occurredAt)
         w.key("id"); w.string(record.id)
         w.key("received_at"); w.number(receivedAt)
-        let day = Self.day(record.occurredAt)
-        w.key("day"); w.number(day)
+        w.key("day"); w.number(day(record.occurredAt))
         w.key("app_id"); w.string(record.appID)
         w.key("app_version"); w.string(record.appVersion)
         w.key("app_build"); w.string(record.appBuild)
@@ -33,53 +56,17 @@ enum ClickHouseEventRow {
         w.key("payload_json"); w.string(record.payloadJSON)
         w.key("images_json"); w.string(record.imagesJSON)
         w.key("context_json"); w.string(record.contextJSON)
-        let sums = analysis?.sums ?? [(RollupKey(projectID: projectID, metric: "events", dimension: record.type,
-                                                 appVersion: record.appVersion, day: day), RollupSum(count: 1))]
         w.key("sum_metric"); w.beginArray(); for item in sums { w.string(item.key.metric) }; w.endArray()
         w.key("sum_dimension"); w.beginArray(); for item in sums { w.string(item.key.dimension) }; w.endArray()
         w.key("sum_count"); w.beginArray(); for item in sums { w.number(item.sum.count) }; w.endArray()
         w.key("sum_total"); w.beginArray(); for item in sums { w.number(item.sum.total) }; w.endArray()
-        let observations = analysis?.observations ?? []
         w.key("obs_metric"); w.beginArray(); for item in observations { w.string(item.key.metric) }; w.endArray()
         w.key("obs_dimension"); w.beginArray(); for item in observations { w.string(item.key.dimension) }; w.endArray()
         w.key("obs_bucket"); w.beginArray(); for item in observations { w.number(LogHistogram.bucket(item.value)) }; w.endArray()
-        let sketches = analysis?.sketches ?? []
         w.key("sketch_metric"); w.beginArray(); for item in sketches { w.string(item.key.metric) }; w.endArray()
         w.key("sketch_dimension"); w.beginArray(); for item in sketches { w.string(item.key.dimension) }; w.endArray()
         w.key("sketch_register"); w.beginArray(); for item in sketches { w.number(item.register) }; w.endArray()
         w.key("sketch_rank"); w.beginArray(); for item in sketches { w.number(Int(item.rank)) }; w.endArray()
-        w.key("fingerprint"); w.string(fingerprint ?? "")
-        w.key("batch_id")
-        return w.data
-    }
-
-    /// A link row (``ClickHouseSchema/issueLinkType``) putting `event` into the issue of
-    /// `fingerprint`, or with `linked` false an unlink row taking it out: the event's id and
-    /// filter columns, no payload and no contributions, in the form of
-    /// ``prefix(_:projectID:receivedAt:analysis:fingerprint:)``.
-    static func link(_ event: PendingEvent, fingerprint: String, linked: Bool) -> Data {
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("project_id"); w.number(event.projectID)
-        w.key("type"); w.string(linked ? ClickHouseSchema.issueLinkType : ClickHouseSchema.issueUnlinkType)
-        w.key("occurred_at"); w.number(event.occurredAt)
-        w.key("id"); w.string(event.id)
-        w.key("received_at"); w.number(event.receivedAt)
-        w.key("day"); w.number(Self.day(event.occurredAt))
-        w.key("app_id"); w.string(event.appID)
-        w.key("app_version"); w.string(event.appVersion)
-        w.key("app_build"); w.string(event.appBuild)
-        w.key("os"); w.string(event.os)
-        w.key("os_version"); w.string(event.osVersion)
-        w.key("device_model"); w.string(event.deviceModel)
-        w.key("page"); if let page = event.page { w.string(page) } else { w.null() }
-        w.key("session_id"); w.string(event.sessionID)
-        w.key("tags_json"); w.string("{}")
-        w.key("payload_json"); w.string("{}")
-        for array in ["sum_metric", "sum_dimension", "sum_count", "sum_total", "obs_metric", "obs_dimension", "obs_bucket",
-                      "sketch_metric", "sketch_dimension", "sketch_register", "sketch_rank"] {
-            w.key(array); w.beginArray(); w.endArray()
-        }
         w.key("fingerprint"); w.string(fingerprint)
         w.key("batch_id")
         return w.data
