@@ -41,7 +41,8 @@ enum ServeCommand: Command {
           --header-timeout     seconds a request's headers may take in all (default 20; 0 = only the idle timeout)
           --events             also keep every event in a ClickHouse cluster and read the dashboard's figures there:
                                clickhouse://HOST:PORT/DATABASE?cluster=NAME[&user=U][&password=P][&nodes=H:P,H:P]
-                               (HTTP interface; nodes: one HTTP address per shard, in shard order)
+                               [&replicated=1] (HTTP interface; nodes: each shard's HTTP address, in shard order,
+                               a shard's replicas joined by | with replicated=1: Replicated tables on ZooKeeper)
           --events-spool       where batches wait until ClickHouse confirms them (default .vigil/events-spool)
           --alerts             evaluate alert rules and deliver webhooks in this process (default on; several
                                servers on one database may all do it)

@@ -10,6 +10,9 @@ public enum ClickHouseError: Error, CustomStringConvertible, Sendable {
     case unexpectedAnswer(String)
     /// The cluster does not match what Vigil needs (unknown cluster, no node for a shard…).
     case cluster(String)
+    /// A node's replicated tables cannot take an insert now (ZooKeeper unreachable, or its
+    /// session lost and not yet made again); nothing was sent.
+    case readOnlyReplicas(String)
 
     public var description: String {
         switch self {
@@ -19,6 +22,7 @@ public enum ClickHouseError: Error, CustomStringConvertible, Sendable {
             return "ClickHouse answered \(status): \(message.trimmingCharacters(in: .whitespacesAndNewlines).prefix(600)) (query: \(query.prefix(200)))"
         case .unexpectedAnswer(let text): return "ClickHouse: unexpected answer: \(text)"
         case .cluster(let text): return "ClickHouse cluster: \(text)"
+        case .readOnlyReplicas(let text): return "ClickHouse: replicated tables read-only: \(text)"
         }
     }
 }

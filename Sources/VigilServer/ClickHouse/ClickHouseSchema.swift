@@ -56,6 +56,14 @@
 ///   Moving a shard to version 5 adds the column (empty on the rows it holds) and writes a link
 ///   row for every issue event `--db` holds (``ClickHouseCluster/createSchema(issueLinks:)``).
 ///
+/// - Replication (`replicated=1` in the `--events` URL): every table above that keeps rows —
+///   the event table, the roll-ups, the facet roll-ups and the request rows — is created as
+///   `ReplicatedMergeTree`, `ReplicatedSummingMergeTree` or `ReplicatedAggregatingMergeTree`
+///   (``engine(_:database:table:replicated:)``), on every replica of every shard; the
+///   contributions stay a `Null` table and the views are created on each replica too. A view
+///   runs on the replica that took the insert, and its target table carries the rows it wrote
+///   to the other replicas.
+///
 /// Avoided for 18.16: the `LowCardinality` and `DateTime64` types, `Nested` columns (plain
 /// arrays instead), query parameters (`{name:Type}`; values are escaped literals instead),
 /// `ON CLUSTER` DDL (it needs ZooKeeper; each shard node gets its own `CREATE`), `toDate` of a
@@ -130,20 +138,28 @@ enum ClickHouseSchema {
     static let contributionViews = ["apm_rollup_sums_mv", "apm_rollup_histograms_mv", "apm_rollup_sketches_mv", "apm_facet_sums_mv",
                                     "apm_facet_histograms_mv", "apm_request_mv"]
 
-    /// The shard-local table. `engine` is `MergeTree()` or, with replicas, e.g.
-    /// `ReplicatedMergeTree('/clickhouse/tables/{shard}/vigil/apm_event', '{replica}')`.
-    static func localTable(database: String, engine: String = "MergeTree()") -> String {
+    /// The engine of a table that keeps rows: `family()` (`MergeTree`, `SummingMergeTree`,
+    /// `AggregatingMergeTree`) or, `replicated`, `Replicated` + family over ZooKeeper path
+    /// `/clickhouse/tables/{shard}/DATABASE/TABLE` as replica `{replica}` (the macros of each
+    /// node's configuration; ClickHouse refuses the `CREATE`, naming the macro, on a node
+    /// without them).
+    static func engine(_ family: String, database: String, table: String, replicated: Bool) -> String {
+        replicated ? "Replicated\(family)('/clickhouse/tables/{shard}/\(database)/\(table)', '{replica}')" : "\(family)()"
+    }
+
+    /// The shard-local table, replicated or not (``engine(_:database:table:replicated:)``).
+    static func localTable(database: String, replicated: Bool = false) -> String {
         """
         CREATE TABLE IF NOT EXISTS \(database).apm_event_local (
         \(columnList)
-        ) ENGINE = \(engine)
+        ) ENGINE = \(engine("MergeTree", database: database, table: "apm_event_local", replicated: replicated))
         PARTITION BY toYYYYMM(toDateTime(intDiv(occurred_at, 1000)))
         ORDER BY (project_id, type, occurred_at)
         SETTINGS index_granularity = 8192
         """
     }
 
-    /// The roll-up tables as (name, columns, engine, order key, the SELECT over `source`: the
+    /// The roll-up tables as (name, columns, engine family, order key, the SELECT over `source`: the
     /// shard's contributions for the view, its event table for a backfill). The views group
     /// each inserted block, so a block of N events adds one row per (project, metric, version,
     /// day, dimension) it touches, not N.
@@ -152,7 +168,7 @@ enum ClickHouseSchema {
         return [
             ("apm_rollup_sums",
              "project_id Int64, metric String, app_version String, day Int64, dimension String, event_count Int64, total Float64",
-             "SummingMergeTree()", "project_id, metric, app_version, day, dimension",
+             "SummingMergeTree", "project_id, metric, app_version, day, dimension",
              """
              SELECT project_id, metric, app_version, day, dimension, sum(c) AS event_count, sum(t) AS total FROM \(source)
              ARRAY JOIN sum_metric AS metric, sum_dimension AS dimension, sum_count AS c, sum_total AS t
@@ -160,7 +176,7 @@ enum ClickHouseSchema {
              """),
             ("apm_rollup_histograms",
              "project_id Int64, metric String, app_version String, day Int64, dimension String, bucket Int32, observations Int64",
-             "SummingMergeTree()", "project_id, metric, app_version, day, dimension, bucket",
+             "SummingMergeTree", "project_id, metric, app_version, day, dimension, bucket",
              """
              SELECT project_id, metric, app_version, day, dimension, bucket, toInt64(count()) AS observations FROM \(source)
              ARRAY JOIN obs_metric AS metric, obs_dimension AS dimension, obs_bucket AS bucket
@@ -169,7 +185,7 @@ enum ClickHouseSchema {
             ("apm_rollup_sketches",
              "project_id Int64, metric String, app_version String, day Int64, dimension String, register UInt16, "
                 + "rank AggregateFunction(max, UInt8)",
-             "AggregatingMergeTree()", "project_id, metric, app_version, day, dimension, register",
+             "AggregatingMergeTree", "project_id, metric, app_version, day, dimension, register",
              """
              SELECT project_id, metric, app_version, day, dimension, sk_register AS register, maxState(sk_rank) AS rank
              FROM \(source)
@@ -192,7 +208,7 @@ enum ClickHouseSchema {
             ("apm_facet_sums",
              "project_id Int64, facet String, facet_value String, metric String, app_version String, day Int64, dimension String, "
                 + "event_count Int64, total Float64",
-             "SummingMergeTree()", "project_id, facet, facet_value, metric, app_version, day, dimension",
+             "SummingMergeTree", "project_id, facet, facet_value, metric, app_version, day, dimension",
              """
              SELECT project_id, facet_pair.1 AS facet, facet_pair.2 AS facet_value, metric, app_version, day, dimension,
                     sum(c) AS event_count, sum(t) AS total FROM \(source)
@@ -202,7 +218,7 @@ enum ClickHouseSchema {
             ("apm_facet_histograms",
              "project_id Int64, facet String, facet_value String, metric String, app_version String, day Int64, dimension String, "
                 + "bucket Int32, observations Int64",
-             "SummingMergeTree()", "project_id, facet, facet_value, metric, app_version, day, dimension, bucket",
+             "SummingMergeTree", "project_id, facet, facet_value, metric, app_version, day, dimension, bucket",
              """
              SELECT project_id, facet_pair.1 AS facet, facet_pair.2 AS facet_value, metric, app_version, day, dimension, bucket,
                     toInt64(count()) AS observations FROM \(source)
@@ -239,13 +255,13 @@ enum ClickHouseSchema {
     }
 
     /// The statements that create `apm_request_local` and its view over `source`
-    /// (``viewSource(database:cascade:)``) on one shard node: a `MergeTree` by month, ordered by
-    /// `(project_id, occurred_at)`. Idempotent.
-    static func requestTable(database: String, reading source: String) -> [String] {
+    /// (``viewSource(database:cascade:)``) on one shard node: a `MergeTree` (replicated or not) by
+    /// month, ordered by `(project_id, occurred_at)`. Idempotent.
+    static func requestTable(database: String, reading source: String, replicated: Bool = false) -> [String] {
         [
             """
             CREATE TABLE IF NOT EXISTS \(database).apm_request_local (\(requestColumns))
-            ENGINE = MergeTree()
+            ENGINE = \(engine("MergeTree", database: database, table: "apm_request_local", replicated: replicated))
             PARTITION BY toYYYYMM(toDateTime(intDiv(occurred_at, 1000)))
             ORDER BY (project_id, occurred_at)
             SETTINGS index_granularity = 8192
@@ -269,13 +285,13 @@ enum ClickHouseSchema {
 
     /// The statements that create the roll-up and facet roll-up tables and their views over
     /// `source` (``viewSource(database:cascade:)``) on one shard node, in order (a target table
-    /// before its view). Idempotent.
-    static func rollupTables(database: String, reading source: String) -> [String] {
+    /// before its view), the tables replicated or not. Idempotent.
+    static func rollupTables(database: String, reading source: String, replicated: Bool = false) -> [String] {
          (rollups(database: database, reading: source) + facetRollups(database: database, reading: source)).flatMap { rollup in
             [
                 """
                 CREATE TABLE IF NOT EXISTS \(database).\(rollup.name)_local (\(rollup.columns))
-                ENGINE = \(rollup.engine)
+                ENGINE = \(engine(rollup.engine, database: database, table: rollup.name + "_local", replicated: replicated))
                 PARTITION BY toYYYYMM(toDateTime(day * 86400))
                 ORDER BY (\(rollup.order))
                 SETTINGS index_granularity = 8192
