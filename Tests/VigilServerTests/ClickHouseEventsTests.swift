@@ -143,6 +143,10 @@ struct ClickHouseEventsTests {
         Int(try cluster.query(shard: shard, sql)) ?? -1
     }
 
+    static func count(_ cluster: ClickHouseTestCluster, _ sql: String, node: Int) throws -> Int {
+        Int(try cluster.query(node: node, sql)) ?? -1
+    }
+
     /// Whether a test server processes at ingest (one worker: its spool is written while the
     /// main database commits) or stores events waiting (no worker: spooled after the commit).
     static let ingestPaths = [0, 1]

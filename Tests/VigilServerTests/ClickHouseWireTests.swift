@@ -20,11 +20,31 @@ struct ClickHouseWireTests {
         #expect(slower.flushInterval == 2.5 && slower.description.hasSuffix("&flush=2.5"))
     }
 
+    @Test("replicated=1 with nodes= naming each shard's replicas: rows go to each shard's first replica, every replica gets the tables")
+    func parsesReplicas() throws {
+        let location = try ClickHouseLocation("clickhouse://ch1:8123/vigil?cluster=events&nodes=ch1:8123|ch2:8123,ch3:8124|ch4:8125&replicated=1")
+        #expect(location.replicated)
+        #expect(location.nodes?.map(\.host) == ["ch1", "ch3"] && location.nodes?.map(\.port) == [8123, 8124])
+        #expect(location.replicaNodes?.map { $0.map(\.host) } == [["ch1", "ch2"], ["ch3", "ch4"]])
+        #expect(location.description == "clickhouse://ch1:8123/vigil?cluster=events&nodes=ch1:8123|ch2:8123,ch3:8124|ch4:8125&replicated=1")
+        #expect(try ClickHouseLocation(location.description) == location)
+        #expect(try !ClickHouseLocation("clickhouse://ch1/vigil?cluster=events&replicated=0").replicated)
+        // The replicated engines keep each table's rows under its own ZooKeeper path, per shard and replica.
+        #expect(ClickHouseSchema.localTable(database: "vigil", replicated: true)
+            .contains("ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/vigil/apm_event_local', '{replica}')"))
+        let rollups = ClickHouseSchema.rollupTables(database: "vigil", reading: "vigil.apm_contrib_mv", replicated: true).joined()
+        #expect(rollups.contains("ReplicatedSummingMergeTree('/clickhouse/tables/{shard}/vigil/apm_facet_sums_local', '{replica}')"))
+        #expect(rollups.contains("ReplicatedAggregatingMergeTree('/clickhouse/tables/{shard}/vigil/apm_rollup_sketches_local', '{replica}')"))
+        #expect(ClickHouseSchema.localTable(database: "vigil").contains("ENGINE = MergeTree()"))
+    }
+
     @Test("a bad --events URL is refused with the reason", arguments: [
         "postgres://x/db?cluster=c", "clickhouse://host:8123/?cluster=c", "clickhouse://host:8123/db",
         "clickhouse://host:8123/db;drop?cluster=c", "clickhouse://host:8123/db?cluster=c%27", "clickhouse://host/db?cluster=c&nodes=a",
         "clickhouse://host/db?cluster=c&nodes=a:99999", "clickhouse://host/db?cluster=c&shards=2", "clickhouse:///db?cluster=c",
         "clickhouse://host/db?cluster=c&flush=0", "clickhouse://host/db?cluster=c&flush=soon", "clickhouse://host/db?cluster=c&flush=61",
+        "clickhouse://host/db?cluster=c&nodes=a:1|b:2", "clickhouse://host/db?cluster=c&nodes=a:1|,b:2&replicated=1",
+        "clickhouse://host/db?cluster=c&replicated=yes", "clickhouse://host/db?cluster=c&nodes=",
     ])
     func refusesBadLocation(_ text: String) {
         #expect(throws: ClickHouseError.self) { try ClickHouseLocation(text) }
