@@ -445,41 +445,52 @@ struct ClickHouseEventsTests {
         defer { cluster.stop() }
         let server = try Self.server(cluster, workers: 1)
         let sink = try #require(server.app.context.eventSink)
+        var backlog: ClickHouseEventSink.Status?
+        let total = try Self.ingest(into: [server], seconds: 14) {
+            Thread.sleep(forTimeInterval: 2)
+            cluster.kill(shard: 1)
+            Thread.sleep(forTimeInterval: 9)
+            backlog = sink.status()
+            Thread.sleep(forTimeInterval: 1)
+            try cluster.start(shard: 1)
+        }
+        #expect(backlog.map { $0.spooledBatches > 0 && $0.failedInserts > 0 } == true,
+                "the outage left batches waiting: \(String(describing: backlog))")
+        #expect(sink.drain(timeout: 90), "the spool emptied after the shard returned")
+        #expect(total > 1000)
+        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event") == total)
+        #expect(try Self.count(cluster, "SELECT uniqExact(id) FROM vigil.apm_event") == total)
+        let counts = try server.store.eventCounts(projectID: server.project.id)
+        #expect(counts.pending + counts.processed + counts.reprocess == total)
+    }
+
+    /// Posts batches of 50 ``variedEvents(count:)`` to every one of `servers` for `seconds`
+    /// while `meanwhile` runs on this thread; returns how many events each server took.
+    static func ingest(into servers: [TestServer], seconds: Double, meanwhile: () throws -> Void) throws -> Int {
         let failure = Collected<String>()
         let posted = Collected<Int>()
         let ingest = DispatchGroup()
         ingest.enter()
         DispatchQueue.global().async {
             defer { ingest.leave() }
-            let deadline = Date().addingTimeInterval(14)
+            let deadline = Date().addingTimeInterval(seconds)
             while Date() < deadline {
                 do {
-                    let batch = Self.seededEvents(count: 50)
-                    try Self.post(server, batch)
+                    let batch = variedEvents(count: 50)
+                    for server in servers { try post(server, batch) }
                     posted.append(batch.count)
                 } catch {
                     failure.append("\(error)")
                     return
                 }
-                Thread.sleep(forTimeInterval: 0.02)
+                Thread.sleep(forTimeInterval: 0.05)
             }
         }
-        Thread.sleep(forTimeInterval: 2)
-        cluster.kill(shard: 1)
-        Thread.sleep(forTimeInterval: 9)
-        let backlog = sink.status()
-        Thread.sleep(forTimeInterval: 1)
-        try cluster.start(shard: 1)
+        defer { ingest.wait() }
+        try meanwhile()
         ingest.wait()
-        #expect(failure.items.isEmpty, "\(failure.items)")
-        #expect(backlog.spooledBatches > 0 && backlog.failedInserts > 0, "the outage left batches waiting: \(backlog)")
-        #expect(sink.drain(timeout: 90), "the spool emptied after the shard returned")
-        let total = posted.items.reduce(0, +)
-        #expect(total > 1000)
-        #expect(try Self.count(cluster, "SELECT count() FROM vigil.apm_event") == total)
-        #expect(try Self.count(cluster, "SELECT uniqExact(id) FROM vigil.apm_event") == total)
-        let counts = try server.store.eventCounts(projectID: server.project.id)
-        #expect(counts.pending + counts.processed + counts.reprocess == total)
+        guard failure.items.isEmpty else { throw TestSupportError("a batch was refused: \(failure.items)") }
+        return posted.items.reduce(0, +)
     }
 
     @Test("with --events the release alert rules still fire from the main database's release roll-ups")

@@ -56,36 +56,6 @@ struct ClickHouseReplicationTests {
         return rows
     }
 
-    /// Posts batches of 50 ``ClickHouseEventsTests/variedEvents(count:)`` to every one of
-    /// `servers` for `seconds` while `meanwhile` runs on this thread; returns how many events
-    /// each server took.
-    static func ingest(into servers: [TestServer], seconds: Double, meanwhile: () throws -> Void) throws -> Int {
-        let failure = Collected<String>()
-        let posted = Collected<Int>()
-        let ingest = DispatchGroup()
-        ingest.enter()
-        DispatchQueue.global().async {
-            defer { ingest.leave() }
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                do {
-                    let batch = ClickHouseEventsTests.variedEvents(count: 50)
-                    for server in servers { try ClickHouseEventsTests.post(server, batch) }
-                    posted.append(batch.count)
-                } catch {
-                    failure.append("\(error)")
-                    return
-                }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-        }
-        defer { ingest.wait() }
-        try meanwhile()
-        ingest.wait()
-        guard failure.items.isEmpty else { throw TestSupportError("a batch was refused: \(failure.items)") }
-        return posted.items.reduce(0, +)
-    }
-
     @Test("with replicated=1 every row and roll-up reaches both replicas of its shard once, through a replica's and ZooKeeper's outage, and the dashboard reads a shard from its second replica while the first is down")
     func replicasHoldEveryRowOnce() throws {
         let zooKeeper = try ZooKeeperTestServer()
@@ -108,7 +78,7 @@ struct ClickHouseReplicationTests {
         // Ingest goes on while shard 2's second replica is down for 10 s: it catches up from
         // ZooKeeper's log once it is back.
         let follower = cluster.node(shard: 1, replica: 1)
-        let outage = try Self.ingest(into: [server, plain], seconds: 14) {
+        let outage = try ClickHouseEventsTests.ingest(into: [server, plain], seconds: 14) {
             Thread.sleep(forTimeInterval: 2)
             cluster.kill(node: follower)
             Thread.sleep(forTimeInterval: 10)
@@ -125,7 +95,7 @@ struct ClickHouseReplicationTests {
         // roll-ups whole.
         zooKeeper.kill()
         var backlog: ClickHouseEventSink.Status?
-        total += try Self.ingest(into: [server, plain], seconds: 14) {
+        total += try ClickHouseEventsTests.ingest(into: [server, plain], seconds: 14) {
             // Nothing is sent to a node whose replicated tables cannot all take it.
             let deadline = Date().addingTimeInterval(8)
             var refused: Error?

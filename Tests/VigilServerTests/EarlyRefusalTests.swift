@@ -197,13 +197,7 @@ final class RawConnection {
             }
             guard bound == 0 else { close(descriptor); throw TestSupportError("bind \(source): errno \(errno)") }
         }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let connected = LoopbackPort.connect(descriptor, to: port)
         guard connected == 0 else { close(descriptor); throw TestSupportError("connect: errno \(errno)") }
     }
 

@@ -32,4 +32,22 @@ public enum LoopbackPort {
         guard named == 0 else { throw TestSupportError("getsockname() failed: errno \(errno)") }
         return UInt16(bigEndian: address.sin_port)
     }
+
+    /// Connects the TCP socket `descriptor` to `127.0.0.1:port`; returns what `connect` does
+    /// (0, or -1 with `errno` set).
+    public static func connect(_ descriptor: Int32, to port: UInt16) -> Int32 {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                #if canImport(Glibc)
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                #else
+                Darwin.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                #endif
+            }
+        }
+    }
 }
