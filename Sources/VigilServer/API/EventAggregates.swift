@@ -336,15 +336,10 @@ public struct EventAggregates: Sendable {
                 GROUP BY e.issue_id ORDER BY \(orderBy) LIMIT ?
                 """, [.integer(projectID)] + types.map { .text($0) } + conditions.arguments + [.int(max(1, min(limit, 1000)))])
         }
-        let details = try store.issues(projectID: projectID, ids: counted.map { $0.int64("issue_id") })
-        return counted.compactMap { row in
-            guard var summary = details[row.int64("issue_id")] else { return nil }
-            summary.events = row.int64("events")
-            summary.users = row.int64("users")
-            summary.firstSeen = ServerStore.date(row.int64("first_seen"))
-            summary.lastSeen = ServerStore.date(row.int64("last_seen"))
-            return summary
-        }
+        return try summaries(projectID: projectID, counted.map { row in
+            (row.int64("issue_id"), IssueCountRow(fingerprint: "", events: row.int64("events"), users: row.int64("users"),
+                                                  firstSeen: row.int64("first_seen"), lastSeen: row.int64("last_seen")))
+        })
     }
 
     /// The issues of `counted` (counts by fingerprint read elsewhere: ClickHouse) as the
@@ -383,9 +378,14 @@ public struct EventAggregates: Sendable {
             case .recent: return (b.counts.lastSeen, a.id) < (a.counts.lastSeen, b.id)
             }
         }
-        let chosen = matched.prefix(max(1, min(limit, 1000)))
-        let details = try store.issues(projectID: projectID, ids: chosen.map(\.id))
-        return chosen.compactMap { item in
+        return try summaries(projectID: projectID, Array(matched.prefix(max(1, min(limit, 1000)))))
+    }
+
+    /// The summaries of the issues `counted` names, in its order, each with the events, users,
+    /// first and last seen counted within a filter (an issue gone meanwhile is left out).
+    private func summaries(projectID: Int64, _ counted: [(id: Int64, counts: IssueCountRow)]) throws -> [IssueSummary] {
+        let details = try store.issues(projectID: projectID, ids: counted.map(\.id))
+        return counted.compactMap { item in
             guard var summary = details[item.id] else { return nil }
             summary.events = item.counts.events
             summary.users = item.counts.users

@@ -81,8 +81,7 @@ extension ClickHouseEventStore {
         let list = groups.joined(separator: ", ")
         return try cluster.entry.rows("""
             SELECT \(list), count() FROM \(cluster.distributedTable)
-            WHERE project_id = \(projectID) AND type NOT IN (\(ClickHouseNode.literal(ClickHouseSchema.issueLinkType)), \
-            \(ClickHouseNode.literal(ClickHouseSchema.issueUnlinkType)))\(filterClause(filter, dimension: "type")) GROUP BY \(list)
+            WHERE project_id = \(projectID) AND type NOT IN \(ClickHouseSchema.issueLinkTypeList)\(filterClause(filter, dimension: "type")) GROUP BY \(list)
             """).map { row in
             var index = 1
             var version: String?

@@ -13,8 +13,7 @@ extension ClickHouseEventStore {
         guard !types.isEmpty else { return [] }
         let table = cluster.distributedTable
         let kinds = types.map(ClickHouseNode.literal).joined(separator: ", ")
-        let links = "type IN (\(ClickHouseNode.literal(ClickHouseSchema.issueLinkType)), "
-            + "\(ClickHouseNode.literal(ClickHouseSchema.issueUnlinkType)))"
+        let links = "type IN \(ClickHouseSchema.issueLinkTypeList)"
         let clause = filterClause(filter)
         let linked = try cluster.entry.rows("SELECT count() FROM \(table) WHERE project_id = \(projectID) AND \(links)")
             .first?.first??.description != "0"

@@ -91,6 +91,8 @@ enum ClickHouseSchema {
     static let issueLinkType = "issue_link"
     /// The type of a row that takes an event out of an issue its rows put it in (version 5).
     static let issueUnlinkType = "issue_unlink"
+    /// Both link-row types as an SQL list, `('issue_link', 'issue_unlink')`, for `type IN …`.
+    static let issueLinkTypeList = "(\(ClickHouseNode.literal(issueLinkType)), \(ClickHouseNode.literal(issueUnlinkType)))"
 
     private static var columnList: String {
         columns.map { "    \($0.name) \($0.type)" }.joined(separator: ",\n")
