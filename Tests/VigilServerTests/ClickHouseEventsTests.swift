@@ -8,10 +8,11 @@ import VigilTestSupport
 @Suite("events on a two-shard ClickHouse cluster", .serialized)
 struct ClickHouseEventsTests {
     /// A server on a fresh SQLite file whose events also go to `cluster` (database `vigil`),
-    /// inserting every 0.2 s rather than every ``ClickHouseLocation/defaultFlushInterval``.
+    /// inserting every `flush` seconds (0.2 by default) rather than every
+    /// ``ClickHouseLocation/defaultFlushInterval``.
     static func server(_ cluster: ClickHouseTestCluster, workers: Int = 0,
-                       symbolication: (any SymbolicationEngine)? = nil) throws -> TestServer {
-        let location = try ClickHouseLocation(cluster.url(database: "vigil") + "&flush=0.2")
+                       symbolication: (any SymbolicationEngine)? = nil, flush: Double = 0.2) throws -> TestServer {
+        let location = try ClickHouseLocation(cluster.url(database: "vigil") + "&flush=\(flush)")
         return try TestServer(.sqlite, configure: { options in
             options.events = location
             options.eventsSpoolDirectory = cluster.directory.file("spool").path
@@ -32,10 +33,10 @@ struct ClickHouseEventsTests {
     /// A reference server and one with `--events` on `cluster`, both processing at ingest (one
     /// worker, the path `vigil serve` takes by default), given the same ``variedEvents(count:)``
     /// (900), with the spool drained.
-    static func pairWithEvents(_ cluster: ClickHouseTestCluster, symbolication: (any SymbolicationEngine)? = nil) throws
-        -> (plain: TestServer, server: TestServer, events: [Event]) {
+    static func pairWithEvents(_ cluster: ClickHouseTestCluster, symbolication: (any SymbolicationEngine)? = nil,
+                               flush: Double = 0.2) throws -> (plain: TestServer, server: TestServer, events: [Event]) {
         let plain = try plainServer(workers: 1, symbolication: symbolication)
-        let server = try Self.server(cluster, workers: 1, symbolication: symbolication)
+        let server = try Self.server(cluster, workers: 1, symbolication: symbolication, flush: flush)
         let events = variedEvents(count: 900)
         try post(plain, events)
         try post(server, events)
@@ -483,7 +484,7 @@ struct ClickHouseEventsTests {
                     failure.append("\(error)")
                     return
                 }
-                Thread.sleep(forTimeInterval: 0.05)
+                Thread.sleep(forTimeInterval: 0.15)
             }
         }
         defer { ingest.wait() }

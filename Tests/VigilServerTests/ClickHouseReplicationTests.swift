@@ -62,7 +62,10 @@ struct ClickHouseReplicationTests {
         defer { zooKeeper.stop() }
         let cluster = try ClickHouseTestCluster(shards: 2, replicas: 2, zooKeeper: zooKeeper)
         defer { cluster.stop() }
-        let (plain, server, events) = try ClickHouseEventsTests.pairWithEvents(cluster)
+        // Inserting every second: each insert makes a part in seven replicated tables on two
+        // replicas, and ZooKeeper's bookkeeping and the merges of parts made every 0.2 s would
+        // take much of the two cores the whole test run shares.
+        let (plain, server, events) = try ClickHouseEventsTests.pairWithEvents(cluster, flush: 1)
         let sink = try #require(server.app.context.eventSink)
         // Vigil created the tables that keep rows as replicated ones, on every replica.
         for node in cluster.shards.indices {
@@ -78,7 +81,7 @@ struct ClickHouseReplicationTests {
         // Ingest goes on while shard 2's second replica is down for 10 s: it catches up from
         // ZooKeeper's log once it is back.
         let follower = cluster.node(shard: 1, replica: 1)
-        let outage = try ClickHouseEventsTests.ingest(into: [server, plain], seconds: 14) {
+        let outage = try ClickHouseEventsTests.ingest(into: [server, plain], seconds: 13) {
             Thread.sleep(forTimeInterval: 2)
             cluster.kill(node: follower)
             Thread.sleep(forTimeInterval: 10)
@@ -96,7 +99,7 @@ struct ClickHouseReplicationTests {
         zooKeeper.kill()
         let lost = Date()
         var backlog: ClickHouseEventSink.Status?
-        total += try ClickHouseEventsTests.ingest(into: [server, plain], seconds: 14) {
+        total += try ClickHouseEventsTests.ingest(into: [server, plain], seconds: 12) {
             // Nothing is sent to a node whose replicated tables cannot all take it.
             let deadline = Date().addingTimeInterval(8)
             var refused: Error?
