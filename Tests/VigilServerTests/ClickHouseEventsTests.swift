@@ -519,12 +519,36 @@ struct ClickHouseEventsTests {
         #expect(alerts.contains { $0.text.contains("crash-free users") } && alerts.contains { $0.text.contains("s per foreground hour") })
     }
 
-    /// The seeded events spread over two OS versions and three device models as well.
+    /// Expects the request breakdown by version and network type that `server` (`--events`)
+    /// reads from ClickHouse for project `b` under `filter` to equal what `plain` reads from its
+    /// request facts for `a`: whole, for one template, and cut to the newest 7 requests.
+    static func expectSameBreakdowns(_ server: TestServer, _ b: Int64, as plain: TestServer, _ a: Int64, filter: DashboardFilter,
+                                     now: Date, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let clickhouse = server.app.context.networkBreakdown, sqlite = plain.app.context.networkBreakdown
+        var cut = clickhouse, cutSQLite = sqlite
+        cut.maximumEvents = 7
+        cutSQLite.maximumEvents = 7
+        for (fromClickHouse, fromSQLite, template) in [(clickhouse, sqlite, nil), (clickhouse, sqlite, "GET /orders"), (cut, cutSQLite, nil)] {
+            let expected = try fromSQLite.breakdown(projectID: a, template: template, filter: filter, now: now)
+            let answer = try fromClickHouse.breakdown(projectID: b, template: template, filter: filter, now: now)
+            #expect(answer.templates == expected.templates && answer.eventsRead == expected.eventsRead
+                    && answer.truncated == expected.truncated, "\(filter) \(template ?? "*")", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The seeded events spread over two OS versions and three device models as well, on three
+    /// kinds of network (one unknown), with requests answered 200, 404 and 503.
     static func variedEvents(count: Int) -> [Event] {
         seededEvents(count: count).enumerated().map { index, event in
             var event = event
             event.device.osVersion = index % 2 == 0 ? "17.4" : "18.1"
             event.device.model = ["iPhone14,2", "iPhone15,3", "iPad13,1"][(index / 2) % 3]
+            let round = index / EventType.allCases.count
+            event.context.network = ["wifi", "cellular", nil][(round / 2) % 3]
+            if case .network(var request) = event.payload {
+                request.status = [200, 200, 404, 503, 200][round % 5]
+                event.payload = .network(request)
+            }
             return event
         }
     }
@@ -553,7 +577,6 @@ struct ClickHouseEventsTests {
         #expect(rows.filter { $0.string("type") == "hang" || $0.string("type") == "launch" }.allSatisfy { $0.string("payload_json") != "{}" })
         let facts = try server.store.database.read { connection in try connection.query("SELECT COUNT(*) AS n FROM request_facts") }
         #expect(facts.first?.int("n") == 0, "ClickHouse serves the request views")
-        #expect(try server.adminGet("/api/v1/network/breakdown").status == 501)
 
         // The views under every kind of filter: from the events in SQLite, and from ClickHouse.
         let sqlite = plain.app.context.insights, clickhouse = server.app.context.insights
@@ -601,6 +624,7 @@ struct ClickHouseEventsTests {
                     == sqlite.launchWaterfall(projectID: a, filter: filter, now: now).releases, "\(label)")
             #expect(try clickhouse.compare(projectID: b, base: "3.2.0", target: "3.3.0", filter: filter, now: now)
                     == sqlite.compare(projectID: a, base: "3.2.0", target: "3.3.0", filter: filter, now: now), "\(label)")
+            try Self.expectSameBreakdowns(server, b, as: plain, a, filter: filter, now: now)
         }
         // The filtered figures are not empty, so the equalities above compare something (requests and
         // frame windows can only come from ClickHouse: the main database keeps their outlines).
@@ -608,8 +632,12 @@ struct ClickHouseEventsTests {
         #expect(try !clickhouse.network(projectID: b, filter: byOS, now: now).isEmpty)
         #expect(try clickhouse.frames(projectID: b, filter: byOS, now: now).contains { $0.slow > 0 })
         #expect(try !clickhouse.hangs(projectID: b, filter: byOS, now: now).isEmpty)
+        let breakdown = try #require(server.app.context.networkBreakdown.breakdown(projectID: b, filter: byOS, now: now).templates.first)
+        #expect(Set(breakdown.byNetwork.map(\.key)) == ["wifi", "cellular", "unknown"] && breakdown.byVersion.count == 2)
+        #expect(breakdown.total.errors > 0 && breakdown.total.clientErrors > 0 && breakdown.total.phases.dns != nil)
         // Every page renders with a filter that reads events.
-        for path in ["/", "/hangs", "/network", "/launch", "/frames", "/compare?base=3.2.0&target=3.3.0", "/releases", "/issues"] {
+        for path in ["/", "/hangs", "/network", "/network/breakdown", "/launch", "/frames", "/compare?base=3.2.0&target=3.3.0",
+                     "/releases", "/issues", "/api/v1/network/breakdown?template=GET%20/orders"] {
             let filtered = path + (path.contains("?") ? "&" : "?") + "range=all&os=18.1"
             #expect(try server.adminGet(filtered).status == 200, "\(filtered)")
         }

@@ -36,19 +36,24 @@ public struct NetworkTemplateBreakdown: Sendable, Hashable, Codable {
 /// Slow requests by template with their phase breakdown and error rate, by app version and by
 /// network type: read from the recent requests' `request_facts` rows (the roll-ups are kept by
 /// template and version only; the network type lives in each event's context, copied into the
-/// row when the event was stored).
+/// row when the event was stored) or, with the events on ClickHouse (`--events`), from the
+/// recent request events there (``ClickHouseEventStore/recentRequests(projectID:filter:limit:)``).
 ///
 /// Reads at most ``maximumEvents`` of the newest requests of the window, so a page costs a
-/// bounded scan (a narrow row each, no JSON to parse) whatever the traffic; the answer says
-/// when it was cut.
+/// bounded scan whatever the traffic (a narrow row each from `request_facts`; on ClickHouse,
+/// the payload and context of that many events); the answer says when it was cut. Both
+/// sources give the same answer for the same events.
 public struct NetworkBreakdown: Sendable {
     /// Events read per query at most.
     public var maximumEvents: Int
     private let store: ServerStore
+    private let events: ClickHouseEventStore?
 
-    /// A reader of `store`'s events.
-    public init(store: ServerStore, maximumEvents: Int = 20_000) {
+    /// A reader of `store`'s request facts or, when `events` is given, of the request events it
+    /// holds (the main database then keeps no request facts, ``EventRowContent``).
+    public init(store: ServerStore, events: ClickHouseEventStore? = nil, maximumEvents: Int = 20_000) {
         self.store = store
+        self.events = events
         self.maximumEvents = max(1, maximumEvents)
     }
 
@@ -73,6 +78,29 @@ public struct NetworkBreakdown: Sendable {
     /// The breakdown of `template` (nil: every template, plus all requests as `*`) over the
     /// network events `filter` selects (its time range, release, OS version, device model, page).
     public func breakdown(projectID: Int64, template: String? = nil, filter: DashboardFilter, now: Date = Date()) throws -> Result {
+        let (requests, truncated) = try newestRequests(projectID: projectID, filter: filter, now: now)
+        var all = Accumulator()
+        var byTemplate: [String: Accumulator] = [:]
+        for request in requests {
+            if let template, request.template != template { continue }
+            all.add(request)
+            byTemplate[request.template, default: Accumulator()].add(request)
+        }
+        var templates = byTemplate.map { $0.value.breakdown(template: $0.key) }
+            .sorted { ($0.total.p95Ms ?? 0, $0.template) > ($1.total.p95Ms ?? 0, $1.template) }
+        if template == nil, all.total.requests > 0 { templates.insert(all.breakdown(template: "*"), at: 0) }
+        return Result(templates: templates, eventsRead: requests.count, truncated: truncated)
+    }
+
+    /// The newest ``maximumEvents`` requests `filter` selects, newest first, and whether the
+    /// window held more.
+    private func newestRequests(projectID: Int64, filter: DashboardFilter, now: Date) throws -> ([Request], Bool) {
+        if let events {
+            var narrowed = RollupFilter(filter, now: now, pageIsDimension: false)
+            narrowed.events = EventNarrowing(filter, now: now, pageIsDimension: false)
+            let (facts, truncated) = try events.recentRequests(projectID: projectID, filter: narrowed, limit: maximumEvents)
+            return (facts.map(Request.init), truncated)
+        }
         let conditions = filter.eventConditions(now: now)
         let phases = ["dns_ms", "connect_ms", "tls_ms", "request_ms", "ttfb_ms", "response_ms"]
         var sql = "SELECT template, app_version, network, status, failed, total_ms, \(phases.joined(separator: ", ")) "
@@ -81,27 +109,23 @@ public struct NetworkBreakdown: Sendable {
         sql += " ORDER BY occurred_at DESC LIMIT ?"
         arguments.append(.integer(Int64(maximumEvents) + 1))
         let rows = try store.database.read { connection in try connection.query(sql, arguments) }
-        var all = Accumulator()
-        var byTemplate: [String: Accumulator] = [:]
-        for row in rows.prefix(maximumEvents) {
+        let requests = rows.prefix(maximumEvents).compactMap { row -> Request? in
             // A payload without a method, template or total (which the validator refuses) is left out.
-            guard let name = row.string("template"), let total = row["total_ms"].double else { continue }
-            if let template, name != template { continue }
-            let request = Request(status: row["status"].double ?? 0, failed: row.int64("failed") != 0, totalMs: total,
-                                  phases: phases.map { row[$0].double })
-            let version = row.string("app_version") ?? ""
-            let network = row.string("network") ?? "unknown"
-            all.add(request, version: version, network: network)
-            byTemplate[name, default: Accumulator()].add(request, version: version, network: network)
+            guard let name = row.string("template"), let total = row["total_ms"].double else { return nil }
+            return Request(template: name, version: row.string("app_version") ?? "", network: row.string("network") ?? "unknown",
+                           status: row["status"].double ?? 0, failed: row.int64("failed") != 0, totalMs: total,
+                           phases: phases.map { row[$0].double })
         }
-        var templates = byTemplate.map { $0.value.breakdown(template: $0.key) }
-            .sorted { ($0.total.p95Ms ?? 0, $0.template) > ($1.total.p95Ms ?? 0, $1.template) }
-        if template == nil, all.total.requests > 0 { templates.insert(all.breakdown(template: "*"), at: 0) }
-        return Result(templates: templates, eventsRead: min(rows.count, maximumEvents), truncated: rows.count > maximumEvents)
+        return (requests, rows.count > maximumEvents)
     }
 
-    /// What a breakdown reads of one request (a `request_facts` row).
-    private struct Request {
+    /// What a breakdown reads of one request (a `request_facts` row, or the same read from a
+    /// request event on ClickHouse).
+    fileprivate struct Request {
+        /// `METHOD urlTemplate`.
+        var template: String
+        var version: String
+        var network: String
         var status: Double
         /// A transport error or a 5xx answer.
         var failed: Bool
@@ -146,10 +170,10 @@ public struct NetworkBreakdown: Sendable {
         var versions: [String: Slice] = [:]
         var networks: [String: Slice] = [:]
 
-        mutating func add(_ request: Request, version: String, network: String) {
+        mutating func add(_ request: Request) {
             total.add(request)
-            versions[version, default: Slice()].add(request)
-            networks[network, default: Slice()].add(request)
+            versions[request.version, default: Slice()].add(request)
+            networks[request.network, default: Slice()].add(request)
         }
 
         func breakdown(template: String) -> NetworkTemplateBreakdown {
@@ -159,5 +183,13 @@ public struct NetworkBreakdown: Sendable {
             return NetworkTemplateBreakdown(template: template, total: total.row(template), byVersion: ordered(versions),
                                             byNetwork: ordered(networks))
         }
+    }
+}
+
+extension NetworkBreakdown.Request {
+    /// What the breakdown reads of `fact`: its values as its `request_facts` row holds them.
+    init(_ fact: RequestFact) {
+        self.init(template: fact.template, version: fact.appVersion, network: fact.network, status: fact.status ?? 0,
+                  failed: fact.failed, totalMs: fact.totalMs, phases: fact.phases)
     }
 }

@@ -9,8 +9,7 @@ enum NetworkRoutes {
             try context.requireAdmin(request)
             let project = try context.project(for: request)
             let filter = try context.dashboardFilter(request, defaultRange: .recent(hours: 7 * 24))
-            try context.requireEventsInDatabase("The request breakdown by version and network type")
-            let result = try NetworkBreakdown(store: context.store).breakdown(
+            let result = try context.networkBreakdown.breakdown(
                 projectID: project.id, template: request.query["template"].flatMap { $0.isEmpty ? nil : $0 },
                 filter: filter, now: context.clock.wallNow())
             return .json(encoding: result)

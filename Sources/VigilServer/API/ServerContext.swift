@@ -142,13 +142,9 @@ public final class ServerContext: Sendable {
         }
     }
 
-    /// Throws a `501` naming `view` when the events live in ClickHouse (`--events`): views not
-    /// yet given a ClickHouse form read event payloads the main database then keeps only in
-    /// outline (``EventRowContent``).
-    func requireEventsInDatabase(_ view: String) throws {
-        guard options.events != nil else { return }
-        throw HTTPError(status: 501, code: "unavailable_with_events",
-                        reason: "\(view) reads request events from the main database; with --events they are kept in ClickHouse only, "
-                            + "and this view has no ClickHouse form yet")
+    /// The request breakdown by version and network type over the main database's request
+    /// facts or, with `--events`, over the request events on ClickHouse.
+    public var networkBreakdown: NetworkBreakdown {
+        NetworkBreakdown(store: store, events: rollups as? ClickHouseEventStore)
     }
 }

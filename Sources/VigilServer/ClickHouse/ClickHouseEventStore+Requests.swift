@@ -64,3 +64,48 @@ extension ClickHouseEventStore {
         return try Self.histograms(rows, dimensionField: 0, filter: filter)
     }
 }
+
+/// The newest request events themselves, for the breakdown by version and network type
+/// (``NetworkBreakdown``): the request rows keep neither the answer's status nor the context's
+/// network type, so those are read from the events' payload and context.
+extension ClickHouseEventStore {
+    /// The newest `limit` `network` events within `filter`'s version, days and
+    /// ``RollupFilter/events``, newest first, as the request facts the main database would keep
+    /// for them (``RequestFact``), and whether the window held more. An event whose payload
+    /// cannot be read as a request (the validator refuses those) is left out.
+    ///
+    /// Cost: two queries over the sort key `(project_id, type, occurred_at)`. The first reads
+    /// only `occurred_at` of the window's request rows, to find the time of the `limit + 1`-th
+    /// newest; the second reads the JSON of the rows from that time on, so at most about
+    /// `limit` payloads cross the wire and get parsed here, however many requests the window holds.
+    func recentRequests(projectID: Int64, filter: RollupFilter, limit: Int) throws -> (facts: [RequestFact], truncated: Bool) {
+        let limit = max(1, limit)
+        let window = "WHERE project_id = \(projectID) AND type = 'network'\(filterClause(filter))"
+        let beyond = try cluster.entry.rows(
+            "SELECT occurred_at FROM \(cluster.distributedTable) \(window) ORDER BY occurred_at DESC LIMIT \(limit), 1")
+        var since = ""
+        if let row = beyond.first {
+            guard let time = row.first.flatMap({ $0.flatMap { Int64($0) } }) else {
+                throw ClickHouseError.unexpectedAnswer("no time in a request row: \(row)")
+            }
+            since = " AND occurred_at >= \(time)"
+        }
+        let columns = ["id", "occurred_at", "app_version", "os_version", "device_model", "page", "duration_ms", "payload_json", "context_json"]
+        let rows = try cluster.entry.rows("""
+            SELECT \(columns.joined(separator: ", ")) FROM \(cluster.distributedTable) \(window)\(since)
+            ORDER BY occurred_at DESC LIMIT \(limit)
+            """)
+        let facts = try rows.compactMap { row -> RequestFact? in
+            guard row.count == columns.count, let id = row[0], let time = row[1].flatMap({ Int64($0) }), let payload = row[7] else {
+                throw ClickHouseError.unexpectedAnswer("\(row.count) fields in a request event row")
+            }
+            // The columns a fact reads; the others stay empty.
+            let record = EventRecord(id: id, type: "network", occurredAt: time, appID: "", appVersion: row[2] ?? "", appBuild: "",
+                                     os: "", osVersion: row[3] ?? "", deviceModel: row[4] ?? "", page: row[5], sessionID: "",
+                                     durationMs: row[6].flatMap { Double($0) }, tagsJSON: "{}", payloadJSON: payload,
+                                     imagesJSON: nil, contextJSON: row[8])
+            return RequestFact(record, payload: nil)
+        }
+        return (facts, !beyond.isEmpty)
+    }
+}

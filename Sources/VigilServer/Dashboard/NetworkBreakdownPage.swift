@@ -5,8 +5,7 @@ import Foundation
 enum NetworkBreakdownPage {
     static func render(_ page: DashboardPage) throws -> HTTPResponse {
         let template = page.request.query["template"].flatMap { $0.isEmpty ? nil : $0 }
-        try page.context.requireEventsInDatabase("The request breakdown by version and network type")
-        let result = try NetworkBreakdown(store: page.context.store).breakdown(
+        let result = try page.context.networkBreakdown.breakdown(
             projectID: page.project.id, template: template, filter: page.filter, now: page.now)
         let shown = template.flatMap { name in result.templates.first { $0.template == name } }
             ?? (template == nil ? result.templates.first : nil)
