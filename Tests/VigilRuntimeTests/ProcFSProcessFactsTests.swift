@@ -15,12 +15,29 @@ struct ProcFSProcessFactsTests {
         #expect(Date().timeIntervalSince(start) < 3600, "the test process started recently")
         #expect((facts.cpuSeconds() ?? 0) > 0)
         #expect((facts.pageFaults()?.minor ?? 0) > 0)
-        let sample = try #require(facts.resourceSample(at: SystemClock().monotonicNow(), threadLimit: 64))
+        // A limit no test process reaches: a parallel test run has dozens of threads, and a
+        // thread beyond the limit is counted (see the next test).
+        let sample = try #require(facts.resourceSample(at: SystemClock().monotonicNow(), threadLimit: 1 << 20))
         #expect(sample.memoryBytes > 1024 * 1024)
         #expect(sample.pssBytes != nil)
         #expect(!sample.threads.isEmpty)
         #expect(sample.threads.contains { $0.id == UInt64(getpid()) }, "the main thread's task id is the pid")
         #expect(facts.counters == ProcessFactsCounters())
+    }
+
+    @Test("threads past the limit are left out, the main thread kept, and counted")
+    func threadLimit() throws {
+        // One more thread, alive until the sample is taken, so the process has at least two.
+        let sampled = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
+        let extra = Thread { started.signal(); sampled.wait() }
+        extra.start()
+        started.wait()
+        defer { sampled.signal() }
+        let facts = ProcFSProcessFacts()
+        let sample = try #require(facts.resourceSample(at: SystemClock().monotonicNow(), threadLimit: 1))
+        #expect(sample.threads.map(\.id) == [UInt64(getpid())], "the lowest task id, the main thread's, is kept")
+        #expect(facts.counters.threadsBeyondLimit >= 1)
+        #expect(facts.counters.unreadableFiles == 0 && facts.counters.malformedFiles == 0)
     }
 
     @Test("missing /proc files skip the reading and are counted, never thrown")
