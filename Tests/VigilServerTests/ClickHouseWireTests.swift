@@ -76,6 +76,12 @@ struct ClickHouseWireTests {
         #expect(rows.count == 2)
         #expect(rows[0] == ["a\tb", nil, "x\\y\nz"])
         #expect(rows[1] == ["3.2.0", "", "'q'"])
+        // Empty lines are skipped, a last line needs no newline, an empty last field is kept.
+        #expect(ClickHouseNode.parseTabSeparated(Data("x\t\n\n\ny".utf8)) == [["x", ""], ["y"]])
+        #expect(ClickHouseNode.parseTabSeparated(Data("\t\n".utf8)) == [["", ""]])
+        #expect(ClickHouseNode.parseTabSeparated(Data("Zürich \\\\N\t\\N\t{\"a\":\"\\\\u00e9\"}".utf8))
+                == [["Zürich \\N", nil, "{\"a\":\"\\u00e9\"}"]])
+        #expect(ClickHouseNode.parseTabSeparated(Data()).isEmpty)
     }
 
     @Test("a string literal escapes quotes and backslashes, so a value cannot end it")

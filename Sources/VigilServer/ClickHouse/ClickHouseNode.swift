@@ -80,17 +80,38 @@ public struct ClickHouseNode: Sendable, CustomStringConvertible {
         return out + "'"
     }
 
-    /// Fields of a `TabSeparated` answer, escapes undone; `\N` is `nil`.
+    /// Fields of a `TabSeparated` answer, escapes undone; `\N` is `nil`. Empty lines are skipped.
+    ///
+    /// Cost: one pass over the answer's bytes in place (an answer of 20,000 request events'
+    /// JSON, 11.6 MB, in tens of milliseconds; splitting `Data` as a collection took over half a
+    /// second, in its per-byte exclusivity checks), plus a copy only of fields holding an escape.
     static func parseTabSeparated(_ data: Data) -> [[String?]] {
-        var rows: [[String?]] = []
-        for line in data.split(separator: 0x0A, omittingEmptySubsequences: true) {
-            rows.append(line.split(separator: 0x09, omittingEmptySubsequences: false).map(unescape))
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var rows: [[String?]] = []
+            var row: [String?] = []
+            var lineStart = 0
+            var fieldStart = 0
+            // One step past the end: an answer without a final newline ends its last line there.
+            for index in 0...bytes.count {
+                let byte = index < bytes.count ? bytes[index] : 0x0A
+                guard byte == 0x09 || byte == 0x0A else { continue }
+                if byte == 0x09 || index > lineStart {
+                    row.append(unescape(UnsafeBufferPointer(rebasing: bytes[fieldStart..<index])))
+                }
+                fieldStart = index + 1
+                if byte == 0x0A {
+                    if !row.isEmpty { rows.append(row) }
+                    row = []
+                    lineStart = index + 1
+                }
+            }
+            return rows
         }
-        return rows
     }
 
-    private static func unescape(_ field: Data.SubSequence) -> String? {
-        if field.count == 2 && field.first == 0x5C && field.last == 0x4E { return nil }
+    private static func unescape(_ field: UnsafeBufferPointer<UInt8>) -> String? {
+        if field.count == 2 && field[0] == 0x5C && field[1] == 0x4E { return nil }
         guard field.contains(0x5C) else { return String(decoding: field, as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(field.count)
