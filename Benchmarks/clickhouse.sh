@@ -4,7 +4,8 @@
 # with `--events` on a two-shard ClickHouse cluster; grows each side to CLICKHOUSE_BENCH_ROWS events
 # (the load's events copied back in time a day per copy, roll-ups kept exact; on the ClickHouse side
 # both the shards and its PostgreSQL, where the issue list reads); then asks both
-# servers each dashboard API query in turn, unfiltered and with each dashboard filter.
+# servers each dashboard API query in turn, unfiltered and with each dashboard filter, and the
+# request breakdown by version and network type apart (it reads the newest 20,000 requests).
 # Writes bench-results/clickhouse.json. Goals: dashboard query p95 ≥ 10× faster than PostgreSQL at
 # 20 million events; ingest with ClickHouse not below PostgreSQL alone.
 #
@@ -15,6 +16,7 @@
 #   CLICKHOUSE_BENCH_ROUNDS=N   times each dashboard query is asked per round (default 30)
 #   CLICKHOUSE_BENCH_VIGIL=PATH the `vigil` to serve with (default: beside vigil-bench), for A/B runs
 #   CLICKHOUSE_BENCH_FLUSH=S    the --events URL's flush (seconds between inserts into a shard)
+#   CLICKHOUSE_BENCH_OUTPUT=F   where the results go (default bench-results/clickhouse.json)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${VIGIL_BIN_DIR:=$(swift build -c release --show-bin-path)}"
@@ -86,4 +88,4 @@ done
   --seconds "${CLICKHOUSE_BENCH_SECONDS:-30}" \
   --rows "${CLICKHOUSE_BENCH_ROWS:-20000000}" \
   --rounds "${CLICKHOUSE_BENCH_ROUNDS:-30}" \
-  --output bench-results/clickhouse.json
+  --output "${CLICKHOUSE_BENCH_OUTPUT:-bench-results/clickhouse.json}"

@@ -36,6 +36,13 @@ enum ClickHouseBenchmark: Command {
     static var queries: [String] {
         pages.flatMap { page in filters.map { $0.isEmpty ? page : page + (page.contains("?") ? "&" : "?") + $0 } }
     }
+    /// The request breakdown by version and network type under each filter, timed apart from
+    /// ``queries`` (not in the goal's p95): it reads the newest 20,000 requests of the window on
+    /// both sides (`request_facts` rows on PostgreSQL, the events' JSON on ClickHouse), so its
+    /// cost does not grow with `--rows`.
+    static var breakdownQueries: [String] {
+        filters.map { "/api/v1/network/breakdown" + ($0.isEmpty ? "" : "?" + $0) }
+    }
 
     static func run(_ words: [String]) throws -> Int32 {
         let valued: Set<String> = ["postgres", "postgres-events", "clickhouse", "rows", "seconds", "clients", "rounds", "vigil",
@@ -147,7 +154,10 @@ enum ClickHouseBenchmark: Command {
                 reader.waitUntilExit()
             }
             try ServerBenchmark.waitForHealth(port: postgresPort)
-            comparison = try timeSideBySide(postgres: (postgresPort, postgresProject), clickhouse: (port, project.name), rounds: rounds)
+            comparison = try timeSideBySide(postgres: (postgresPort, postgresProject), clickhouse: (port, project.name),
+                                            queries: queries, rounds: rounds)
+            comparison["breakdown"] = try timeSideBySide(postgres: (postgresPort, postgresProject), clickhouse: (port, project.name),
+                                                         queries: breakdownQueries, rounds: rounds)
         }
         let postgresP95 = comparison["postgresAllP95Ms"] as? Double ?? 0
         let clickhouseP95 = comparison["clickhouseAllP95Ms"] as? Double ?? 0
@@ -155,7 +165,7 @@ enum ClickHouseBenchmark: Command {
             "suite": "clickhouse",
             "config": ["seconds": seconds, "clients": clients, "batch": 100, "rounds": rounds, "targetRows": targetRows,
                        "cores": ProcessInfo.processInfo.activeProcessorCount, "clickhouse": location.description,
-                       "pages": pages, "filters": filters] as [String: Any],
+                       "pages": pages, "filters": filters, "breakdownQueries": breakdownQueries] as [String: Any],
             "ingest": ["postgres": try ServerBenchmark.dictionary(postgresSide),
                        "postgresWithClickHouse": try ServerBenchmark.dictionary(clickhouseSide),
                        "ratioEventsPerSecond": clickhouseSide.eventsPerSecond / max(postgresSide.eventsPerSecond, 1),
@@ -218,11 +228,11 @@ enum ClickHouseBenchmark: Command {
         return 0
     }
 
-    /// Each query asked of both servers in turn (PostgreSQL, then ClickHouse), `rounds` times after
+    /// Each of `queries` asked of both servers in turn (PostgreSQL, then ClickHouse), `rounds` times after
     /// one unmeasured ask: p50/p95 per query and side, and p95 over all queries, unfiltered
     /// queries and filtered ones. A query a server refuses is recorded with its status, not timed.
     static func timeSideBySide(postgres: (port: UInt16, project: String), clickhouse: (port: UInt16, project: String),
-                               rounds: Int) throws -> [String: Any] {
+                               queries: [String], rounds: Int) throws -> [String: Any] {
         let clients = [try ServerLoadClient(port: postgres.port), try ServerLoadClient(port: clickhouse.port)]
         let projects = [postgres.project, clickhouse.project]
         var all: [[Double]] = [[], []]
