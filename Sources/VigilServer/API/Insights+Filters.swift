@@ -132,15 +132,12 @@ extension Insights {
                                                         order: order, limit: limit)
     }
 
-    /// `filter` for a roll-up source that holds the events themselves (ClickHouse): the days
-    /// and release as for the roll-up tables, narrowed further by the exact range, OS version,
-    /// device model and page (``EventNarrowing``), so that the figures equal those read from
-    /// the main database's events; nil when the source holds roll-ups only.
+    /// `filter` for a roll-up source that holds the events themselves (ClickHouse),
+    /// ``RollupFilter/overEvents(_:now:pageIsDimension:byVersion:)``; nil when the source holds
+    /// roll-ups only.
     func eventRollups(_ filter: DashboardFilter, now: Date, pageIsDimension: Bool, byVersion: Bool = false) -> RollupFilter? {
         guard rollupSource.filtersEvents else { return nil }
-        var rollups = RollupFilter(filter, now: now, pageIsDimension: pageIsDimension, byVersion: byVersion)
-        rollups.events = EventNarrowing(filter, now: now, pageIsDimension: pageIsDimension)
-        return rollups
+        return RollupFilter.overEvents(filter, now: now, pageIsDimension: pageIsDimension, byVersion: byVersion)
     }
 
     /// Whether a view kept in roll-ups by something other than the page must read events.

@@ -96,9 +96,9 @@ public struct NetworkBreakdown: Sendable {
     /// window held more.
     private func newestRequests(projectID: Int64, filter: DashboardFilter, now: Date) throws -> ([Request], Bool) {
         if let events {
-            var narrowed = RollupFilter(filter, now: now, pageIsDimension: false)
-            narrowed.events = EventNarrowing(filter, now: now, pageIsDimension: false)
-            let (facts, truncated) = try events.recentRequests(projectID: projectID, filter: narrowed, limit: maximumEvents)
+            let (facts, truncated) = try events.recentRequests(projectID: projectID,
+                                                               filter: .overEvents(filter, now: now, pageIsDimension: false),
+                                                               limit: maximumEvents)
             return (facts.map(Request.init), truncated)
         }
         let conditions = filter.eventConditions(now: now)

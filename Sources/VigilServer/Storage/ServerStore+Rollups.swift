@@ -65,6 +65,16 @@ public struct RollupFilter: Sendable, Hashable {
         untilDay = days.last
         if pageIsDimension { dimension = filter.page }
     }
+
+    /// `filter` for a source that holds the events themselves (``RollupSource/filtersEvents``):
+    /// the days and release as for the roll-up tables, narrowed further by the exact range, OS
+    /// version, device model and page (``EventNarrowing``), so that the figures equal those read
+    /// from the main database's events.
+    public static func overEvents(_ filter: DashboardFilter, now: Date, pageIsDimension: Bool, byVersion: Bool = false) -> RollupFilter {
+        var rollups = RollupFilter(filter, now: now, pageIsDimension: pageIsDimension, byVersion: byVersion)
+        rollups.events = EventNarrowing(filter, now: now, pageIsDimension: pageIsDimension)
+        return rollups
+    }
 }
 
 /// The part of a ``DashboardFilter`` that roll-up tables cannot apply and an event table can:
