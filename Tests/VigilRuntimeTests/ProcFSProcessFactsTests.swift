@@ -35,7 +35,7 @@ struct ProcFSProcessFactsTests {
         defer { sampled.signal() }
         let facts = ProcFSProcessFacts()
         let sample = try #require(facts.resourceSample(at: SystemClock().monotonicNow(), threadLimit: 1))
-        #expect(sample.threads.map(\.id) == [UInt64(getpid())], "the lowest task id, the main thread's, is kept")
+        #expect(sample.threads.map(\.id) == [UInt64(getpid())], "the main thread is kept, whatever the other task ids (they wrap around below the process id on a busy host)")
         #expect(facts.counters.threadsBeyondLimit >= 1)
         #expect(facts.counters.unreadableFiles == 0 && facts.counters.malformedFiles == 0)
     }

@@ -107,7 +107,11 @@ public final class ProcFSProcessFacts: ProcessFactsSource, @unchecked Sendable {
             count(\.unreadableFiles)
             return []
         }
-        let ids = names.compactMap { UInt64($0) }.sorted()
+        // The main thread (its task id is the process id) first, as `task_threads` lists it on
+        // Apple, then the others by id: past the limit, the main thread is never the one left
+        // out, even where task ids have wrapped around below the process id.
+        let main = UInt64(getpid())
+        let ids = names.compactMap { UInt64($0) }.sorted { ($0 == main ? 0 : 1, $0) < ($1 == main ? 0 : 1, $1) }
         if ids.count > limit {
             lock.lock(); skipped.threadsBeyondLimit += ids.count - limit; lock.unlock()
         }
